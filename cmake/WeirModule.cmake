@@ -37,6 +37,10 @@ function(weir_add_module name)
     file(CREATE_LINK ${PROJECT_SOURCE_DIR}/src/${m} ${inc}/${m} SYMBOLIC)
   endforeach()
 
+  if(NOT ARG_SOURCES)  # a module whose first files are not written yet
+    set(ARG_SOURCES ${CMAKE_BINARY_DIR}/module_include/empty.cc)
+    file(WRITE ${ARG_SOURCES} "")
+  endif()
   add_library(weir_${name} STATIC ${ARG_SOURCES})
   target_include_directories(weir_${name} PUBLIC ${inc})
   set(dep_targets)
