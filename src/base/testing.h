@@ -29,7 +29,7 @@
 // Asserts that `expr` (a Status or Result) failed with the given StatusCode, e.g. kCorruption.
 #define ASSERT_STATUS_CODE(code_name, expr)                                            \
   do {                                                                                 \
-    auto _r = (expr);                                                                  \
+    const auto& _r = (expr);                                                           \
     ::weir::Status _st = ::weir::testing_internal::StatusOf(_r);                       \
     ASSERT_EQ(_st.code(), ::weir::StatusCode::code_name) << "got " << _st.ToString(); \
   } while (false)

@@ -58,6 +58,19 @@ void Column::AppendNull() {
   MarkNull();
 }
 
+void Column::AppendNullShallow() {
+  if (type_->id() == TypeId::kStruct) {
+    MarkNull();
+  } else {
+    AppendNull();
+  }
+}
+
+void Column::ShareBuffersFrom(const Column& other) {
+  owners_.push_back(other.arena_);
+  owners_.insert(owners_.end(), other.owners_.begin(), other.owners_.end());
+}
+
 void Column::AppendListEntry() {
   offsets_.push_back(static_cast<int32_t>(children_[0].size()));
   MarkValid();

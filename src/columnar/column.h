@@ -98,6 +98,9 @@ class Column {
     strings_.push_back(s);
     MarkValid();
   }
+  // Appends a null to this column only: a struct's children are left alone (assembly code that
+  // fills children separately uses this); otherwise the same as AppendNull().
+  void AppendNullShallow();
   // Closes a list/map entry holding the child values appended since the previous entry.
   void AppendListEntry();
   // Closes a struct row after one value was appended to every child.
@@ -106,6 +109,8 @@ class Column {
   // Keeps `owner` alive as long as this column (or a copy) lives: for borrowed string bytes.
   void AddBufferOwner(std::shared_ptr<const void> owner);
   StringArena& arena() { return *arena_; }
+  // Keeps every buffer that `other`'s strings point into alive as long as this column lives.
+  void ShareBuffersFrom(const Column& other);
 
   // ---- Bulk building (decoders). The caller fills buffers, then calls SetSize(); the invariants
   // above must hold afterwards. validity may be left empty when there are no nulls.

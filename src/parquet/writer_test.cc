@@ -1,0 +1,281 @@
+#include "parquet/writer.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+
+#include "base/testing.h"
+#include "columnar/json_lines.h"
+#include "fs/local_file_system.h"
+#include "parquet/reader.h"
+
+namespace weir::parquet {
+namespace {
+
+using columnar::Batch;
+using columnar::Column;
+using columnar::DataType;
+using columnar::Int128;
+using columnar::Schema;
+
+class ParquetRoundTripTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/weir-parquet-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+  }
+  void TearDown() override { (void)fs_.DeleteDirRecursive(dir_); }
+
+  std::string Path(const std::string& name) { return dir_ + "/" + name; }
+
+  static std::string Json(const Batch& b) {
+    std::string out;
+    for (int64_t r = 0; r < b.num_rows(); ++r) {
+      columnar::AppendJsonRow(b, r, &out);
+      out += "\n";
+    }
+    return out;
+  }
+
+  fs::LocalFileSystem fs_;
+  std::string dir_;
+};
+
+// Rows covering every type, nulls, empty strings, nested values.
+Batch AllTypesBatch(int rows, uint32_t seed) {
+  Schema schema = columnar::ParseDdlSchema(
+      "b BOOLEAN, i8 TINYINT, i16 SMALLINT, i32 INT, i64 BIGINT NOT NULL, f FLOAT, d DOUBLE, "
+      "d9 DECIMAL(9,2), d18 DECIMAL(18,4), d38 DECIMAL(38,10), s STRING, bin BINARY, dt DATE, "
+      "ts TIMESTAMP, ntz TIMESTAMP_NTZ, tags ARRAY<STRING>, m MAP<STRING, BIGINT>, "
+      "st STRUCT<x: INT, y: ARRAY<STRUCT<z: STRING>>>")
+                      .ValueOrDie();
+  Batch b(schema);
+  std::mt19937_64 rng(seed);
+  auto null = [&] { return rng() % 7 == 0; };
+  for (int r = 0; r < rows; ++r) {
+    auto& c = b.columns;
+    null() ? c[0].AppendNull() : c[0].Append<uint8_t>(rng() % 2);
+    null() ? c[1].AppendNull() : c[1].Append<int8_t>(static_cast<int8_t>(rng()));
+    null() ? c[2].AppendNull() : c[2].Append<int16_t>(static_cast<int16_t>(rng()));
+    null() ? c[3].AppendNull() : c[3].Append<int32_t>(static_cast<int32_t>(rng() % 100));
+    c[4].Append<int64_t>(static_cast<int64_t>(rng()));
+    null() ? c[5].AppendNull() : c[5].Append<float>(static_cast<float>(rng() % 1000) / 8);
+    null() ? c[6].AppendNull() : c[6].Append<double>(static_cast<double>(static_cast<int64_t>(rng())) / 3);
+    null() ? c[7].AppendNull() : c[7].Append<Int128>(static_cast<int64_t>(rng() % 999999999) - 499999999);
+    null() ? c[8].AppendNull() : c[8].Append<Int128>(static_cast<int64_t>(rng() % 999999999999999999LL) * (rng() % 2 ? 1 : -1));
+    null() ? c[9].AppendNull() : c[9].Append<Int128>((static_cast<Int128>(static_cast<int64_t>(rng())) << 60) / 7);
+    null() ? c[10].AppendNull() : c[10].AppendString(r % 5 == 0 ? "" : "value-" + std::to_string(rng() % 50));
+    null() ? c[11].AppendNull() : c[11].AppendString(std::string("\0\x01\xff", 3) + std::to_string(r));
+    null() ? c[12].AppendNull() : c[12].Append<int32_t>(static_cast<int32_t>(rng() % 40000) - 20000);
+    null() ? c[13].AppendNull() : c[13].Append<int64_t>(static_cast<int64_t>(rng() % (1LL << 52)) - (1LL << 51));
+    null() ? c[14].AppendNull() : c[14].Append<int64_t>(static_cast<int64_t>(rng() % (1LL << 50)));
+    if (null()) {
+      c[15].AppendNull();
+    } else {
+      int n = rng() % 4;
+      for (int j = 0; j < n; ++j) {
+        if (rng() % 5 == 0) {
+          c[15].mutable_child(0).AppendNull();
+        } else {
+          c[15].mutable_child(0).AppendString("t" + std::to_string(j));
+        }
+      }
+      c[15].AppendListEntry();
+    }
+    if (null()) {
+      c[16].AppendNull();
+    } else {
+      int n = rng() % 3;
+      for (int j = 0; j < n; ++j) {
+        c[16].mutable_child(0).AppendString("k" + std::to_string(j));
+        c[16].mutable_child(1).Append<int64_t>(j * 10);
+      }
+      c[16].AppendListEntry();
+    }
+    if (null()) {
+      c[17].AppendNull();
+    } else {
+      Column& st = c[17];
+      st.mutable_child(0).Append<int32_t>(r);
+      Column& y = st.mutable_child(1);
+      int n = rng() % 3;
+      for (int j = 0; j < n; ++j) {
+        y.mutable_child(0).mutable_child(0).AppendString("z" + std::to_string(j));
+        y.mutable_child(0).AppendStructEntry();
+      }
+      y.AppendListEntry();
+      st.AppendStructEntry();
+    }
+  }
+  return b;
+}
+
+TEST_F(ParquetRoundTripTest, EveryTypeAndCodec) {
+  Batch batch = AllTypesBatch(3000, 7);
+  for (auto codec : {compress::Codec::kUncompressed, compress::Codec::kSnappy, compress::Codec::kZstd,
+                     compress::Codec::kGzip, compress::Codec::kLz4Raw}) {
+    for (bool dictionary : {true, false}) {
+      WriterOptions options;
+      options.codec = codec;
+      options.enable_dictionary = dictionary;
+      options.page_bytes = 4096;  // many pages
+      std::string path = Path("all.parquet");
+      ASSERT_OK(WriteParquetFile(&fs_, path, batch, options));
+      ASSERT_OK_AND_ASSIGN(auto reader, ParquetReader::Open(&fs_, path));
+      EXPECT_EQ(reader->num_rows(), 3000);
+      EXPECT_TRUE(reader->schema().Equals(batch.schema)) << reader->schema().ToDdl();
+      ASSERT_OK_AND_ASSIGN(Batch back, reader->ReadAll());
+      ASSERT_EQ(Json(back), Json(batch)) << "codec " << compress::CodecName(codec);
+    }
+  }
+}
+
+TEST_F(ParquetRoundTripTest, RowGroupsAndProjection) {
+  Batch batch = AllTypesBatch(60000, 3);
+  WriterOptions options;
+  options.row_group_bytes = 64 * 1024;
+  std::string path = Path("groups.parquet");
+  ASSERT_OK(WriteParquetFile(&fs_, path, batch, options));
+  ASSERT_OK_AND_ASSIGN(auto reader, ParquetReader::Open(&fs_, path));
+  EXPECT_GT(reader->num_row_groups(), 2);
+  ASSERT_OK_AND_ASSIGN(auto fields, reader->FieldIndexes({"st", "S"}));
+  ASSERT_OK_AND_ASSIGN(Batch back, reader->ReadAll(fields));
+  ASSERT_EQ(back.num_rows(), 60000);
+  std::string expected, got;
+  for (int64_t r = 0; r < batch.num_rows(); ++r) {
+    columnar::AppendJsonValue(batch.columns[17], r, &expected);
+    columnar::AppendJsonValue(batch.columns[10], r, &expected);
+    columnar::AppendJsonValue(back.columns[0], r, &got);
+    columnar::AppendJsonValue(back.columns[1], r, &got);
+  }
+  EXPECT_EQ(got, expected);
+  ASSERT_STATUS_CODE(kNotFound, reader->FieldIndexes({"nope"}));
+}
+
+TEST_F(ParquetRoundTripTest, DictionaryFallsBackToPlain) {
+  Schema schema = columnar::ParseDdlSchema("s STRING, n BIGINT").ValueOrDie();
+  Batch batch(schema);
+  for (int i = 0; i < 50000; ++i) {
+    batch.columns[0].AppendString("unique-string-value-number-" + std::to_string(i));
+    batch.columns[1].Append<int64_t>(i % 10);
+  }
+  WriterOptions options;
+  options.dictionary_bytes_limit = 64 * 1024;
+  std::string path = Path("fallback.parquet");
+  ASSERT_OK(WriteParquetFile(&fs_, path, batch, options));
+  ASSERT_OK_AND_ASSIGN(auto reader, ParquetReader::Open(&fs_, path));
+  const auto& s_meta = *reader->metadata().row_groups[0].columns[0].meta_data;
+  const auto& n_meta = *reader->metadata().row_groups[0].columns[1].meta_data;
+  int plain_pages = 0, dict_pages = 0;
+  for (const auto& es : s_meta.encoding_stats) {
+    if (es.page_type == PageType::kDataPage && es.encoding == Encoding::kPlain) plain_pages += es.count;
+    if (es.page_type == PageType::kDataPage && es.encoding == Encoding::kRleDictionary) dict_pages += es.count;
+  }
+  EXPECT_GT(plain_pages, 0);
+  EXPECT_GT(dict_pages, 0);
+  EXPECT_TRUE(n_meta.dictionary_page_offset.has_value());
+  ASSERT_OK_AND_ASSIGN(Batch back, reader->ReadAll());
+  EXPECT_EQ(Json(back), Json(batch));
+}
+
+TEST_F(ParquetRoundTripTest, StatisticsAndLeafStats) {
+  Schema schema = columnar::ParseDdlSchema("n BIGINT, s STRING, d DECIMAL(38,2), f DOUBLE").ValueOrDie();
+  Batch batch(schema);
+  int64_t values[] = {5, -3, 12};
+  for (int64_t v : values) {
+    batch.columns[0].Append<int64_t>(v);
+    batch.columns[1].AppendString("s" + std::to_string(v));
+    batch.columns[2].Append<Int128>(v * 100);
+    batch.columns[3].Append<double>(v == 5 ? NAN : v / 2.0);
+  }
+  batch.columns[0].AppendNull();
+  batch.columns[1].AppendString(std::string(100, 'z'));  // max gets truncated in Parquet stats
+  batch.columns[2].AppendNull();
+  batch.columns[3].AppendNull();
+  std::string path = Path("stats.parquet");
+  ASSERT_OK_AND_ASSIGN(auto file, fs_.OpenForWrite(path));
+  ASSERT_OK_AND_ASSIGN(auto writer, ParquetWriter::Open(std::move(file), schema));
+  ASSERT_OK(writer->Write(batch));
+  ASSERT_OK(writer->Close());
+  const auto& stats = writer->leaf_stats();
+  EXPECT_EQ(stats[0].null_count, 1);
+  EXPECT_EQ(stats[0].min_max.Value<int64_t>(0), -3);
+  EXPECT_EQ(stats[0].min_max.Value<int64_t>(1), 12);
+  EXPECT_EQ(stats[1].min_max.StringAt(0), "s-3");
+  EXPECT_EQ(stats[1].min_max.StringAt(1), std::string(100, 'z'));
+  EXPECT_EQ(stats[2].min_max.Value<Int128>(0), -300);
+  EXPECT_EQ(stats[3].min_max.Value<double>(0), -1.5);  // NaN ignored
+  EXPECT_EQ(stats[3].min_max.Value<double>(1), 6.0);
+  ASSERT_OK_AND_ASSIGN(auto reader, ParquetReader::Open(&fs_, path));
+  const auto& st = *reader->metadata().row_groups[0].columns[1].meta_data->statistics;
+  EXPECT_EQ(*st.min_value, "s-3");
+  EXPECT_EQ(st.max_value->size(), 64u);
+  EXPECT_EQ(st.is_max_value_exact, false);
+  int64_t max_n;
+  std::memcpy(&max_n, reader->metadata().row_groups[0].columns[0].meta_data->statistics->max_value->data(), 8);
+  EXPECT_EQ(max_n, 12);
+  EXPECT_EQ(reader->metadata().created_by, "weir version " WEIR_VERSION);
+}
+
+TEST_F(ParquetRoundTripTest, EmptyAndSingleRowFiles) {
+  Schema schema = columnar::ParseDdlSchema("a STRING, b ARRAY<INT>").ValueOrDie();
+  for (int rows : {0, 1}) {
+    Batch batch(schema);
+    if (rows == 1) {
+      batch.columns[0].AppendString("");
+      batch.columns[1].AppendListEntry();
+    }
+    std::string path = Path("small.parquet");
+    ASSERT_OK(WriteParquetFile(&fs_, path, batch));
+    ASSERT_OK_AND_ASSIGN(auto reader, ParquetReader::Open(&fs_, path));
+    EXPECT_EQ(reader->num_rows(), rows);
+    ASSERT_OK_AND_ASSIGN(Batch back, reader->ReadAll());
+    EXPECT_EQ(Json(back), Json(batch));
+  }
+}
+
+TEST_F(ParquetRoundTripTest, RejectsMismatchedBatches) {
+  Schema schema = columnar::ParseDdlSchema("a BIGINT NOT NULL").ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(auto file, fs_.OpenForWrite(Path("bad.parquet")));
+  ASSERT_OK_AND_ASSIGN(auto writer, ParquetWriter::Open(std::move(file), schema));
+  Batch wrong_type(columnar::ParseDdlSchema("a INT").ValueOrDie());
+  wrong_type.columns[0].Append<int32_t>(1);
+  ASSERT_STATUS_CODE(kInvalidArgument, writer->Write(wrong_type));
+  Batch with_null(schema);
+  with_null.columns[0].AppendNull();
+  ASSERT_STATUS_CODE(kInvalidArgument, writer->Write(with_null));
+}
+
+TEST_F(ParquetRoundTripTest, TruncatedFilesAreCorruption) {
+  Batch batch = AllTypesBatch(500, 11);
+  std::string path = Path("t.parquet");
+  ASSERT_OK(WriteParquetFile(&fs_, path, batch));
+  ASSERT_OK_AND_ASSIGN(std::string bytes, fs::ReadFileToString(&fs_, path));
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 300; ++trial) {
+    std::string mutated = bytes;
+    if (trial < 100) {
+      mutated.resize(rng() % bytes.size());
+    } else {
+      for (int k = 0; k < 1 + trial % 8; ++k) mutated[rng() % mutated.size()] = static_cast<char>(rng());
+    }
+    std::string mpath = Path("m.parquet");
+    ASSERT_OK(fs::WriteStringToFile(&fs_, mpath, mutated, false));
+    auto reader = ParquetReader::Open(&fs_, mpath);
+    if (!reader.ok()) {
+      EXPECT_TRUE(reader.status().IsCorruption() || reader.status().IsNotImplemented())
+          << reader.status().ToString();
+      EXPECT_NE(reader.status().message().find(mpath), std::string::npos);
+      continue;
+    }
+    auto all = (*reader)->ReadAll();
+    if (!all.ok()) {
+      EXPECT_TRUE(all.status().IsCorruption() || all.status().IsNotImplemented())
+          << all.status().ToString();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace weir::parquet
