@@ -445,9 +445,8 @@ Status RleBitPackedDecoder::GetBatch(uint8_t* out, int64_t count) { return Decod
 
 Status RleBitPackedDecoder::NextRun() {
   if (pos_ >= len_) {
-    return Status::Corruption("RLE/bit-packed data ends after " + Num(values_read_) +
-                              " values (" + Num(len_) + " bytes, bit width " + Num(bit_width_) +
-                              ")");
+    return Status::Corruption("RLE/bit-packed data ends after " + Num(values_read_) + " values (" +
+                              Num(len_) + " bytes, bit width " + Num(bit_width_) + ")");
   }
   Cursor cursor{data_, len_, pos_};
   uint64_t header = 0;
@@ -765,8 +764,8 @@ void ByteArrayDictionary::Grow() {
 }
 
 uint32_t ByteArrayDictionary::Insert(std::string_view value_to_find) {
-  const uint32_t hash = static_cast<uint32_t>(
-      HashBytes(value_to_find.data(), value_to_find.size()) >> 32);
+  const uint32_t hash =
+      static_cast<uint32_t>(HashBytes(value_to_find.data(), value_to_find.size()) >> 32);
   const size_t mask = slots_.size() - 1;
   size_t i = SlotFor(hash);
   for (;;) {
@@ -785,8 +784,7 @@ uint32_t ByteArrayDictionary::Insert(std::string_view value_to_find) {
   return index;
 }
 
-void ByteArrayDictionary::Insert(const std::string_view* values, int64_t count,
-                                 uint32_t* indices) {
+void ByteArrayDictionary::Insert(const std::string_view* values, int64_t count, uint32_t* indices) {
   for (int64_t i = 0; i < count; ++i) indices[i] = Insert(values[i]);
 }
 
@@ -876,19 +874,22 @@ namespace {
 
 constexpr uint64_t kMaxDeltaBlockSize = uint64_t{1} << 31;
 
-template <typename T>
-Status DecodeDeltaImpl(const uint8_t* data, size_t len, int64_t num_values, T* out,
-                       size_t* consumed) {
-  using U = std::make_unsigned_t<T>;
-  constexpr int kMaxWidth = sizeof(T) * 8;
-  if (num_values < 0) return Status::InvalidArgument("DELTA_BINARY_PACKED: negative value count");
-  Cursor c{data, len, 0};
-  uint64_t block_size = 0, miniblocks = 0, total = 0;
+struct DeltaHeader {
+  uint64_t block_size = 0;
+  uint64_t miniblocks = 0;
   int64_t first = 0;
-  WEIR_RETURN_NOT_OK(c.ReadUleb(10, &block_size, "DELTA_BINARY_PACKED block size"));
-  WEIR_RETURN_NOT_OK(c.ReadUleb(10, &miniblocks, "DELTA_BINARY_PACKED miniblock count"));
-  WEIR_RETURN_NOT_OK(c.ReadUleb(10, &total, "DELTA_BINARY_PACKED value count"));
-  WEIR_RETURN_NOT_OK(c.ReadZigZag(&first, "DELTA_BINARY_PACKED first value"));
+};
+
+// Reads and validates a DELTA_BINARY_PACKED header whose value count must be num_values.
+Status ReadDeltaHeader(Cursor* c, int64_t num_values, DeltaHeader* h) {
+  if (num_values < 0) return Status::InvalidArgument("DELTA_BINARY_PACKED: negative value count");
+  uint64_t total = 0;
+  WEIR_RETURN_NOT_OK(c->ReadUleb(10, &h->block_size, "DELTA_BINARY_PACKED block size"));
+  WEIR_RETURN_NOT_OK(c->ReadUleb(10, &h->miniblocks, "DELTA_BINARY_PACKED miniblock count"));
+  WEIR_RETURN_NOT_OK(c->ReadUleb(10, &total, "DELTA_BINARY_PACKED value count"));
+  WEIR_RETURN_NOT_OK(c->ReadZigZag(&h->first, "DELTA_BINARY_PACKED first value"));
+  const uint64_t block_size = h->block_size;
+  const uint64_t miniblocks = h->miniblocks;
   if (block_size == 0 || block_size % 128 != 0 || block_size > kMaxDeltaBlockSize) {
     return Status::Corruption("DELTA_BINARY_PACKED: invalid block size " + Num(block_size));
   }
@@ -901,7 +902,27 @@ Status DecodeDeltaImpl(const uint8_t* data, size_t len, int64_t num_values, T* o
     return Status::Corruption("DELTA_BINARY_PACKED: header holds " + Num(total) +
                               " values, the page expects " + Num(num_values));
   }
-  const int64_t per_miniblock = static_cast<int64_t>(block_size / miniblocks);
+  return Status::OK();
+}
+
+// Checks the header before a caller allocates scratch space for num_values values.
+Status CheckDeltaHeader(const uint8_t* data, size_t len, int64_t num_values) {
+  Cursor c{data, len, 0};
+  DeltaHeader header;
+  return ReadDeltaHeader(&c, num_values, &header);
+}
+
+template <typename T>
+Status DecodeDeltaImpl(const uint8_t* data, size_t len, int64_t num_values, T* out,
+                       size_t* consumed) {
+  using U = std::make_unsigned_t<T>;
+  constexpr int kMaxWidth = sizeof(T) * 8;
+  Cursor c{data, len, 0};
+  DeltaHeader header;
+  WEIR_RETURN_NOT_OK(ReadDeltaHeader(&c, num_values, &header));
+  const uint64_t miniblocks = header.miniblocks;
+  const int64_t first = header.first;
+  const int64_t per_miniblock = static_cast<int64_t>(header.block_size / miniblocks);
   if (num_values > 0) out[0] = static_cast<T>(first);
   U last = static_cast<U>(first);
   int64_t i = 1;
@@ -926,9 +947,9 @@ Status DecodeDeltaImpl(const uint8_t* data, size_t len, int64_t num_values, T* o
       const size_t available = c.len - c.pos;
       const uint64_t needed = (static_cast<uint64_t>(n) * width + 7) / 8;
       if (needed > available) {
-        return Status::Corruption("DELTA_BINARY_PACKED: truncated miniblock at byte " +
-                                  Num(c.pos) + " (needs " + Num(needed) + " bytes, " +
-                                  Num(available) + " left)");
+        return Status::Corruption("DELTA_BINARY_PACKED: truncated miniblock at byte " + Num(c.pos) +
+                                  " (needs " + Num(needed) + " bytes, " + Num(available) +
+                                  " left)");
       }
       U* dst = reinterpret_cast<U*>(out + i);
       UnpackValues(data + c.pos, available, width, n, dst);
@@ -962,8 +983,8 @@ void EncodeDeltaImpl(const T* values, int64_t count, std::string* out) {
     const int n = static_cast<int>(std::min<int64_t>(kBlock, count - start));
     S min_delta = std::numeric_limits<S>::max();
     for (int k = 0; k < n; ++k) {
-      deltas[k] = static_cast<U>(static_cast<U>(values[start + k]) -
-                                 static_cast<U>(values[start + k - 1]));
+      deltas[k] =
+          static_cast<U>(static_cast<U>(values[start + k]) - static_cast<U>(values[start + k - 1]));
       min_delta = std::min(min_delta, static_cast<S>(deltas[k]));
     }
     for (int k = 0; k < n; ++k) deltas[k] = static_cast<U>(deltas[k] - static_cast<U>(min_delta));
@@ -1009,6 +1030,7 @@ Status DecodeDeltaLengthByteArray(const uint8_t* data, size_t len, int64_t num_v
   if (num_values < 0) {
     return Status::InvalidArgument("DELTA_LENGTH_BYTE_ARRAY: negative value count");
   }
+  WEIR_RETURN_NOT_OK(CheckDeltaHeader(data, len, num_values));
   std::vector<int32_t> lengths(static_cast<size_t>(num_values));
   size_t pos;
   WEIR_RETURN_NOT_OK(DecodeDeltaBinaryPacked(data, len, num_values, lengths.data(), &pos));
@@ -1038,18 +1060,18 @@ void EncodeDeltaLengthByteArray(const std::string_view* values, int64_t count, s
   for (int64_t i = 0; i < count; ++i) out->append(values[i]);
 }
 
-Status DecodeDeltaByteArray(const uint8_t* data, size_t len, int64_t num_values,
-                            std::string* arena, std::string_view* out, size_t* consumed,
-                            size_t max_output_bytes) {
+Status DecodeDeltaByteArray(const uint8_t* data, size_t len, int64_t num_values, std::string* arena,
+                            std::string_view* out, size_t* consumed, size_t max_output_bytes) {
   if (num_values < 0) return Status::InvalidArgument("DELTA_BYTE_ARRAY: negative value count");
+  WEIR_RETURN_NOT_OK(CheckDeltaHeader(data, len, num_values));
   std::vector<int32_t> prefixes(static_cast<size_t>(num_values));
   size_t prefix_bytes;
   WEIR_RETURN_NOT_OK(
       DecodeDeltaBinaryPacked(data, len, num_values, prefixes.data(), &prefix_bytes));
   size_t suffix_bytes;
   // The suffixes land in `out` first; each is read before its slot is overwritten below.
-  WEIR_RETURN_NOT_OK(DecodeDeltaLengthByteArray(data + prefix_bytes, len - prefix_bytes,
-                                                num_values, out, &suffix_bytes));
+  WEIR_RETURN_NOT_OK(DecodeDeltaLengthByteArray(data + prefix_bytes, len - prefix_bytes, num_values,
+                                                out, &suffix_bytes));
   uint64_t total = 0;
   uint64_t previous_length = 0;
   for (int64_t i = 0; i < num_values; ++i) {
@@ -1121,14 +1143,20 @@ Status DecodeByteStreamSplit(const uint8_t* data, size_t len, int64_t num_values
   if (num_values < 0) return Status::InvalidArgument("BYTE_STREAM_SPLIT: negative value count");
   if (width <= 0) return Status::Corruption("BYTE_STREAM_SPLIT: invalid width " + Num(width));
   if (static_cast<uint64_t>(num_values) > len / static_cast<size_t>(width)) {
-    return Status::Corruption("BYTE_STREAM_SPLIT: " + Num(num_values) + " values of " +
-                              Num(width) + " bytes exceed the page's " + Num(len) + " bytes");
+    return Status::Corruption("BYTE_STREAM_SPLIT: " + Num(num_values) + " values of " + Num(width) +
+                              " bytes exceed the page's " + Num(len) + " bytes");
   }
   const size_t n = static_cast<size_t>(num_values);
   switch (width) {
-    case 2: UnsplitFixed<2>(data, n, out); break;
-    case 4: UnsplitFixed<4>(data, n, out); break;
-    case 8: UnsplitFixed<8>(data, n, out); break;
+    case 2:
+      UnsplitFixed<2>(data, n, out);
+      break;
+    case 4:
+      UnsplitFixed<4>(data, n, out);
+      break;
+    case 8:
+      UnsplitFixed<8>(data, n, out);
+      break;
     default:
       for (size_t i = 0; i < n; ++i) {
         for (int k = 0; k < width; ++k) out[i * width + k] = data[k * n + i];
@@ -1140,23 +1168,19 @@ Status DecodeByteStreamSplit(const uint8_t* data, size_t len, int64_t num_values
 
 Status DecodeByteStreamSplit(const uint8_t* data, size_t len, int64_t num_values, float* out,
                              size_t* consumed) {
-  return DecodeByteStreamSplit(data, len, num_values, 4, reinterpret_cast<uint8_t*>(out),
-                               consumed);
+  return DecodeByteStreamSplit(data, len, num_values, 4, reinterpret_cast<uint8_t*>(out), consumed);
 }
 Status DecodeByteStreamSplit(const uint8_t* data, size_t len, int64_t num_values, double* out,
                              size_t* consumed) {
-  return DecodeByteStreamSplit(data, len, num_values, 8, reinterpret_cast<uint8_t*>(out),
-                               consumed);
+  return DecodeByteStreamSplit(data, len, num_values, 8, reinterpret_cast<uint8_t*>(out), consumed);
 }
 Status DecodeByteStreamSplit(const uint8_t* data, size_t len, int64_t num_values, int32_t* out,
                              size_t* consumed) {
-  return DecodeByteStreamSplit(data, len, num_values, 4, reinterpret_cast<uint8_t*>(out),
-                               consumed);
+  return DecodeByteStreamSplit(data, len, num_values, 4, reinterpret_cast<uint8_t*>(out), consumed);
 }
 Status DecodeByteStreamSplit(const uint8_t* data, size_t len, int64_t num_values, int64_t* out,
                              size_t* consumed) {
-  return DecodeByteStreamSplit(data, len, num_values, 8, reinterpret_cast<uint8_t*>(out),
-                               consumed);
+  return DecodeByteStreamSplit(data, len, num_values, 8, reinterpret_cast<uint8_t*>(out), consumed);
 }
 
 void EncodeByteStreamSplit(const uint8_t* values, int64_t count, int width, std::string* out) {

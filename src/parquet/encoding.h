@@ -2,9 +2,9 @@
 // dictionary building, DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and
 // BYTE_STREAM_SPLIT. Decoders treat input as hostile: every read is bounds-checked and bad input is
 // Status::Corruption, never a crash or an allocation the input cannot justify (callers size the
-// output arrays, so they must bound `num_values` first, e.g. by the page header). Decoded byte arrays
-// are std::string_view into the input (or into an arena the caller owns). No per-value allocation or
-// virtual call. Little-endian hosts only. Classes are thread-compatible.
+// output arrays, so they must bound `num_values` first, e.g. by the page header). Decoded byte
+// arrays are std::string_view into the input (or into an arena the caller owns). No per-value
+// allocation or virtual call. Little-endian hosts only. Classes are thread-compatible.
 #pragma once
 
 #include <cstddef>
@@ -17,7 +17,8 @@
 
 namespace weir::parquet {
 
-// A 12-byte INT96 value as stored (legacy timestamps: 8 bytes of nanos, then 4 bytes of Julian day).
+// A 12-byte INT96 value as stored (legacy timestamps: 8 bytes of nanos, then 4 bytes of Julian
+// day).
 struct Int96 {
   uint32_t words[3];
   bool operator==(const Int96&) const = default;
@@ -250,8 +251,8 @@ void EncodeDeltaLengthByteArray(const std::string_view* values, int64_t count, s
 // DELTA_BYTE_ARRAY (= 7): delta-encoded prefix lengths, then the suffixes as
 // DELTA_LENGTH_BYTE_ARRAY. Values are materialized into *arena (replacing its contents); the views
 // stay valid until *arena is next modified. Corruption if they would exceed max_output_bytes.
-Status DecodeDeltaByteArray(const uint8_t* data, size_t len, int64_t num_values,
-                            std::string* arena, std::string_view* out, size_t* consumed,
+Status DecodeDeltaByteArray(const uint8_t* data, size_t len, int64_t num_values, std::string* arena,
+                            std::string_view* out, size_t* consumed,
                             size_t max_output_bytes = size_t{1} << 31);
 void EncodeDeltaByteArray(const std::string_view* values, int64_t count, std::string* out);
 

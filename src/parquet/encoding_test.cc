@@ -223,8 +223,8 @@ TEST(RleBitPackedTest, LengthPrefixedAndDictionaryForms) {
   page += "values";
   RleBitPackedDecoder decoder;
   size_t consumed = 0;
-  ASSERT_OK(RleBitPackedDecoder::OpenLengthPrefixed(U8(page), page.size(), 10, &decoder,
-                                                    &consumed));
+  ASSERT_OK(
+      RleBitPackedDecoder::OpenLengthPrefixed(U8(page), page.size(), 10, &decoder, &consumed));
   EXPECT_EQ(page.substr(consumed), "values");
   std::vector<uint32_t> back(values.size());
   ASSERT_OK(decoder.GetBatch(back.data(), back.size()));
@@ -328,8 +328,8 @@ void ExpectPlainRoundTrip(const std::vector<T>& values) {
   EXPECT_EQ(consumed, values.size() * sizeof(T));
   if (!values.empty()) {
     EXPECT_EQ(std::memcmp(back.data(), values.data(), values.size() * sizeof(T)), 0);
-    ASSERT_STATUS_CODE(kCorruption, DecodePlain(U8(bytes), consumed - 1, values.size(),
-                                                back.data(), &consumed));
+    ASSERT_STATUS_CODE(kCorruption,
+                       DecodePlain(U8(bytes), consumed - 1, values.size(), back.data(), &consumed));
   }
 }
 
@@ -393,8 +393,8 @@ TEST(PlainTest, ByteArraysAreViewsIntoThePage) {
   }
   // A length far beyond the page.
   const std::string huge = Raw({0xff, 0xff, 0xff, 0x7f, 'a'});
-  ASSERT_STATUS_CODE(kCorruption, DecodePlainByteArray(U8(huge), huge.size(), 1, back.data(),
-                                                       &consumed));
+  ASSERT_STATUS_CODE(kCorruption,
+                     DecodePlainByteArray(U8(huge), huge.size(), 1, back.data(), &consumed));
 }
 
 TEST(PlainTest, FixedLenByteArrays) {
@@ -406,8 +406,8 @@ TEST(PlainTest, FixedLenByteArrays) {
   size_t consumed;
   ASSERT_OK(DecodePlainFixedLenByteArray(U8(bytes), bytes.size(), 3, 4, back.data(), &consumed));
   EXPECT_EQ(back, values);
-  ASSERT_STATUS_CODE(kCorruption, DecodePlainFixedLenByteArray(U8(bytes), 11, 3, 4, back.data(),
-                                                               &consumed));
+  ASSERT_STATUS_CODE(kCorruption,
+                     DecodePlainFixedLenByteArray(U8(bytes), 11, 3, 4, back.data(), &consumed));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -511,8 +511,8 @@ void ExpectDeltaRoundTrip(const std::vector<T>& values) {
   bytes += "tail";
   std::vector<T> back(values.size());
   size_t consumed = 0;
-  Status st = DecodeDeltaBinaryPacked(U8(bytes), bytes.size(), values.size(), back.data(),
-                                      &consumed);
+  Status st =
+      DecodeDeltaBinaryPacked(U8(bytes), bytes.size(), values.size(), back.data(), &consumed);
   ASSERT_TRUE(st.ok()) << st.ToString();
   EXPECT_EQ(back, values);
   EXPECT_EQ(consumed, encoded_size);
@@ -649,9 +649,8 @@ TEST(DeltaByteArrayTest, LengthEncodingMatchesTheSpecExample) {
   ASSERT_OK(DecodeDeltaLengthByteArray(U8(bytes), bytes.size(), 4, back.data(), &consumed));
   EXPECT_EQ(back, values);
   EXPECT_EQ(consumed, bytes.size());
-  ASSERT_STATUS_CODE(kCorruption,
-                     DecodeDeltaLengthByteArray(U8(bytes), bytes.size() - 1, 4, back.data(),
-                                                &consumed));
+  ASSERT_STATUS_CODE(kCorruption, DecodeDeltaLengthByteArray(U8(bytes), bytes.size() - 1, 4,
+                                                             back.data(), &consumed));
 }
 
 TEST(DeltaByteArrayTest, PrefixEncodingMatchesTheSpecExample) {
@@ -680,8 +679,9 @@ TEST(DeltaByteArrayTest, RoundTripsAndRejectsBadPrefixes) {
   std::vector<std::string> strings;
   std::mt19937 rng(8);
   for (int i = 0; i < 1000; ++i) {
-    strings.push_back(i % 10 == 0 ? "" : "prefix/" + std::to_string(rng() % 100) + "/" +
-                                             std::string(rng() % 20, 'x'));
+    strings.push_back(i % 10 == 0 ? ""
+                                  : "prefix/" + std::to_string(rng() % 100) + "/" +
+                                        std::string(rng() % 20, 'x'));
   }
   std::vector<std::string_view> views(strings.begin(), strings.end());
   std::string bytes;
@@ -689,8 +689,8 @@ TEST(DeltaByteArrayTest, RoundTripsAndRejectsBadPrefixes) {
   std::string arena;
   std::vector<std::string_view> back(views.size());
   size_t consumed;
-  ASSERT_OK(DecodeDeltaByteArray(U8(bytes), bytes.size(), views.size(), &arena, back.data(),
-                                 &consumed));
+  ASSERT_OK(
+      DecodeDeltaByteArray(U8(bytes), bytes.size(), views.size(), &arena, back.data(), &consumed));
   EXPECT_EQ(back, views);
   // An output limit below the values' total size.
   ASSERT_STATUS_CODE(kCorruption, DecodeDeltaByteArray(U8(bytes), bytes.size(), views.size(),
@@ -716,8 +716,8 @@ TEST(DeltaByteArrayTest, RoundTripsAndRejectsBadPrefixes) {
 // BYTE_STREAM_SPLIT
 
 TEST(ByteStreamSplitTest, MatchesTheSpecExample) {
-  const std::string raw = Raw({0xaa, 0xbb, 0xcc, 0xdd, 0x00, 0x11, 0x22, 0x33, 0xa3, 0xb4, 0xc5,
-                               0xd6});
+  const std::string raw =
+      Raw({0xaa, 0xbb, 0xcc, 0xdd, 0x00, 0x11, 0x22, 0x33, 0xa3, 0xb4, 0xc5, 0xd6});
   std::string split;
   EncodeByteStreamSplit(U8(raw), 3, 4, &split);
   EXPECT_EQ(Hex(split), "aa 00 a3 bb 11 b4 cc 22 c5 dd 33 d6");

@@ -54,8 +54,7 @@ Status ReadField(Reader* r, ThriftType t, const char* field, std::string* out) {
 }
 // Thrift enums are i32 on the wire; unknown values are kept.
 template <typename E>
-  requires std::is_enum_v<E>
-Status ReadField(Reader* r, ThriftType t, const char* field, E* out) {
+requires std::is_enum_v<E> Status ReadField(Reader* r, ThriftType t, const char* field, E* out) {
   int32_t v;
   WEIR_RETURN_NOT_OK(ReadField(r, t, field, &v));
   *out = static_cast<E>(v);
@@ -159,16 +158,26 @@ Status ReadUnionMember(Reader* r, ThriftType t, const char* field) {
 Status ReadStruct(Reader* r, Statistics* out) {
   return ForEachField(r, [&](ThriftType t, int16_t id) -> Status {
     switch (id) {
-      case 1: return ReadField(r, t, "Statistics.max", &out->max);
-      case 2: return ReadField(r, t, "Statistics.min", &out->min);
-      case 3: return ReadField(r, t, "Statistics.null_count", &out->null_count);
-      case 4: return ReadField(r, t, "Statistics.distinct_count", &out->distinct_count);
-      case 5: return ReadField(r, t, "Statistics.max_value", &out->max_value);
-      case 6: return ReadField(r, t, "Statistics.min_value", &out->min_value);
-      case 7: return ReadField(r, t, "Statistics.is_max_value_exact", &out->is_max_value_exact);
-      case 8: return ReadField(r, t, "Statistics.is_min_value_exact", &out->is_min_value_exact);
-      case 9: return ReadField(r, t, "Statistics.nan_count", &out->nan_count);
-      default: return r->Skip(t);
+      case 1:
+        return ReadField(r, t, "Statistics.max", &out->max);
+      case 2:
+        return ReadField(r, t, "Statistics.min", &out->min);
+      case 3:
+        return ReadField(r, t, "Statistics.null_count", &out->null_count);
+      case 4:
+        return ReadField(r, t, "Statistics.distinct_count", &out->distinct_count);
+      case 5:
+        return ReadField(r, t, "Statistics.max_value", &out->max_value);
+      case 6:
+        return ReadField(r, t, "Statistics.min_value", &out->min_value);
+      case 7:
+        return ReadField(r, t, "Statistics.is_max_value_exact", &out->is_max_value_exact);
+      case 8:
+        return ReadField(r, t, "Statistics.is_min_value_exact", &out->is_min_value_exact);
+      case 9:
+        return ReadField(r, t, "Statistics.nan_count", &out->nan_count);
+      default:
+        return r->Skip(t);
     }
   });
 }
@@ -194,9 +203,14 @@ Status ReadTimeType(Reader* r, ThriftType t, const char* field, LogicalType* out
   bool has_utc = false, has_unit = false;
   WEIR_RETURN_NOT_OK(ForEachField(r, [&](ThriftType ft, int16_t id) -> Status {
     switch (id) {
-      case 1: has_utc = true; return ReadField(r, ft, "isAdjustedToUTC", &out->is_adjusted_to_utc);
-      case 2: has_unit = true; return ReadTimeUnit(r, ft, "unit", &out->unit);
-      default: return r->Skip(ft);
+      case 1:
+        has_utc = true;
+        return ReadField(r, ft, "isAdjustedToUTC", &out->is_adjusted_to_utc);
+      case 2:
+        has_unit = true;
+        return ReadTimeUnit(r, ft, "unit", &out->unit);
+      default:
+        return r->Skip(ft);
     }
   }));
   if (!has_utc) return Missing("LogicalType.TIME/TIMESTAMP.isAdjustedToUTC");
@@ -216,27 +230,37 @@ Status ReadStruct(Reader* r, LogicalType* out) {
         bool has_scale = false, has_precision = false;
         WEIR_RETURN_NOT_OK(ForEachField(r, [&](ThriftType ft, int16_t fid) -> Status {
           switch (fid) {
-            case 1: has_scale = true; return ReadField(r, ft, "DecimalType.scale", &out->scale);
+            case 1:
+              has_scale = true;
+              return ReadField(r, ft, "DecimalType.scale", &out->scale);
             case 2:
               has_precision = true;
               return ReadField(r, ft, "DecimalType.precision", &out->precision);
-            default: return r->Skip(ft);
+            default:
+              return r->Skip(ft);
           }
         }));
         if (!has_scale) return Missing("DecimalType.scale");
         if (!has_precision) return Missing("DecimalType.precision");
         return Status::OK();
       }
-      case 7: return ReadTimeType(r, t, "LogicalType.TIME", out);
-      case 8: return ReadTimeType(r, t, "LogicalType.TIMESTAMP", out);
+      case 7:
+        return ReadTimeType(r, t, "LogicalType.TIME", out);
+      case 8:
+        return ReadTimeType(r, t, "LogicalType.TIMESTAMP", out);
       case 10: {
         WEIR_RETURN_NOT_OK(Expect(*r, t, ThriftType::kStruct, "LogicalType.INTEGER"));
         bool has_width = false, has_signed = false;
         WEIR_RETURN_NOT_OK(ForEachField(r, [&](ThriftType ft, int16_t fid) -> Status {
           switch (fid) {
-            case 1: has_width = true; return ReadField(r, ft, "IntType.bitWidth", &out->bit_width);
-            case 2: has_signed = true; return ReadField(r, ft, "IntType.isSigned", &out->is_signed);
-            default: return r->Skip(ft);
+            case 1:
+              has_width = true;
+              return ReadField(r, ft, "IntType.bitWidth", &out->bit_width);
+            case 2:
+              has_signed = true;
+              return ReadField(r, ft, "IntType.isSigned", &out->is_signed);
+            default:
+              return r->Skip(ft);
           }
         }));
         if (!has_width) return Missing("IntType.bitWidth");
@@ -257,17 +281,29 @@ Status ReadStruct(Reader* r, SchemaElement* out) {
   bool has_name = false;
   WEIR_RETURN_NOT_OK(ForEachField(r, [&](ThriftType t, int16_t id) -> Status {
     switch (id) {
-      case 1: return ReadField(r, t, "SchemaElement.type", &out->type);
-      case 2: return ReadField(r, t, "SchemaElement.type_length", &out->type_length);
-      case 3: return ReadField(r, t, "SchemaElement.repetition_type", &out->repetition_type);
-      case 4: has_name = true; return ReadField(r, t, "SchemaElement.name", &out->name);
-      case 5: return ReadField(r, t, "SchemaElement.num_children", &out->num_children);
-      case 6: return ReadField(r, t, "SchemaElement.converted_type", &out->converted_type);
-      case 7: return ReadField(r, t, "SchemaElement.scale", &out->scale);
-      case 8: return ReadField(r, t, "SchemaElement.precision", &out->precision);
-      case 9: return ReadField(r, t, "SchemaElement.field_id", &out->field_id);
-      case 10: return ReadStructField(r, t, "SchemaElement.logicalType", &out->logical_type);
-      default: return r->Skip(t);
+      case 1:
+        return ReadField(r, t, "SchemaElement.type", &out->type);
+      case 2:
+        return ReadField(r, t, "SchemaElement.type_length", &out->type_length);
+      case 3:
+        return ReadField(r, t, "SchemaElement.repetition_type", &out->repetition_type);
+      case 4:
+        has_name = true;
+        return ReadField(r, t, "SchemaElement.name", &out->name);
+      case 5:
+        return ReadField(r, t, "SchemaElement.num_children", &out->num_children);
+      case 6:
+        return ReadField(r, t, "SchemaElement.converted_type", &out->converted_type);
+      case 7:
+        return ReadField(r, t, "SchemaElement.scale", &out->scale);
+      case 8:
+        return ReadField(r, t, "SchemaElement.precision", &out->precision);
+      case 9:
+        return ReadField(r, t, "SchemaElement.field_id", &out->field_id);
+      case 10:
+        return ReadStructField(r, t, "SchemaElement.logicalType", &out->logical_type);
+      default:
+        return r->Skip(t);
     }
   }));
   if (!has_name) return Missing("SchemaElement.name");
@@ -278,9 +314,13 @@ Status ReadStruct(Reader* r, KeyValue* out) {
   bool has_key = false;
   WEIR_RETURN_NOT_OK(ForEachField(r, [&](ThriftType t, int16_t id) -> Status {
     switch (id) {
-      case 1: has_key = true; return ReadField(r, t, "KeyValue.key", &out->key);
-      case 2: return ReadField(r, t, "KeyValue.value", &out->value);
-      default: return r->Skip(t);
+      case 1:
+        has_key = true;
+        return ReadField(r, t, "KeyValue.key", &out->key);
+      case 2:
+        return ReadField(r, t, "KeyValue.value", &out->value);
+      default:
+        return r->Skip(t);
     }
   }));
   if (!has_key) return Missing("KeyValue.key");
@@ -291,10 +331,17 @@ Status ReadStruct(Reader* r, PageEncodingStats* out) {
   bool has_type = false, has_encoding = false, has_count = false;
   WEIR_RETURN_NOT_OK(ForEachField(r, [&](ThriftType t, int16_t id) -> Status {
     switch (id) {
-      case 1: has_type = true; return ReadField(r, t, "PageEncodingStats.page_type", &out->page_type);
-      case 2: has_encoding = true; return ReadField(r, t, "PageEncodingStats.encoding", &out->encoding);
-      case 3: has_count = true; return ReadField(r, t, "PageEncodingStats.count", &out->count);
-      default: return r->Skip(t);
+      case 1:
+        has_type = true;
+        return ReadField(r, t, "PageEncodingStats.page_type", &out->page_type);
+      case 2:
+        has_encoding = true;
+        return ReadField(r, t, "PageEncodingStats.encoding", &out->encoding);
+      case 3:
+        has_count = true;
+        return ReadField(r, t, "PageEncodingStats.count", &out->count);
+      default:
+        return r->Skip(t);
     }
   }));
   if (!has_type) return Missing("PageEncodingStats.page_type");
@@ -309,12 +356,17 @@ Status ReadStruct(Reader* r, ColumnMetaData* out) {
   bool has_uncompressed = false, has_compressed = false, has_data_page_offset = false;
   WEIR_RETURN_NOT_OK(ForEachField(r, [&](ThriftType t, int16_t id) -> Status {
     switch (id) {
-      case 1: has_type = true; return ReadField(r, t, "ColumnMetaData.type", &out->type);
-      case 2: return ReadEnumList(r, t, "ColumnMetaData.encodings", &out->encodings);
+      case 1:
+        has_type = true;
+        return ReadField(r, t, "ColumnMetaData.type", &out->type);
+      case 2:
+        return ReadEnumList(r, t, "ColumnMetaData.encodings", &out->encodings);
       case 3:
         has_path = true;
         return ReadStringList(r, t, "ColumnMetaData.path_in_schema", &out->path_in_schema);
-      case 4: has_codec = true; return ReadField(r, t, "ColumnMetaData.codec", &out->codec);
+      case 4:
+        has_codec = true;
+        return ReadField(r, t, "ColumnMetaData.codec", &out->codec);
       case 5:
         has_num_values = true;
         return ReadField(r, t, "ColumnMetaData.num_values", &out->num_values);
@@ -324,20 +376,23 @@ Status ReadStruct(Reader* r, ColumnMetaData* out) {
                          &out->total_uncompressed_size);
       case 7:
         has_compressed = true;
-        return ReadField(r, t, "ColumnMetaData.total_compressed_size",
-                         &out->total_compressed_size);
+        return ReadField(r, t, "ColumnMetaData.total_compressed_size", &out->total_compressed_size);
       case 8:
         return ReadStructList(r, t, "ColumnMetaData.key_value_metadata", &out->key_value_metadata);
       case 9:
         has_data_page_offset = true;
         return ReadField(r, t, "ColumnMetaData.data_page_offset", &out->data_page_offset);
-      case 10: return ReadField(r, t, "ColumnMetaData.index_page_offset", &out->index_page_offset);
+      case 10:
+        return ReadField(r, t, "ColumnMetaData.index_page_offset", &out->index_page_offset);
       case 11:
         return ReadField(r, t, "ColumnMetaData.dictionary_page_offset",
                          &out->dictionary_page_offset);
-      case 12: return ReadStructField(r, t, "ColumnMetaData.statistics", &out->statistics);
-      case 13: return ReadStructList(r, t, "ColumnMetaData.encoding_stats", &out->encoding_stats);
-      default: return r->Skip(t);
+      case 12:
+        return ReadStructField(r, t, "ColumnMetaData.statistics", &out->statistics);
+      case 13:
+        return ReadStructList(r, t, "ColumnMetaData.encoding_stats", &out->encoding_stats);
+      default:
+        return r->Skip(t);
     }
   }));
   if (!has_type) return Missing("ColumnMetaData.type");
@@ -353,10 +408,14 @@ Status ReadStruct(Reader* r, ColumnMetaData* out) {
 Status ReadStruct(Reader* r, ColumnChunk* out) {
   return ForEachField(r, [&](ThriftType t, int16_t id) -> Status {
     switch (id) {
-      case 1: return ReadField(r, t, "ColumnChunk.file_path", &out->file_path);
-      case 2: return ReadField(r, t, "ColumnChunk.file_offset", &out->file_offset);
-      case 3: return ReadStructField(r, t, "ColumnChunk.meta_data", &out->meta_data);
-      default: return r->Skip(t);
+      case 1:
+        return ReadField(r, t, "ColumnChunk.file_path", &out->file_path);
+      case 2:
+        return ReadField(r, t, "ColumnChunk.file_offset", &out->file_offset);
+      case 3:
+        return ReadStructField(r, t, "ColumnChunk.meta_data", &out->meta_data);
+      default:
+        return r->Skip(t);
     }
   });
 }
@@ -365,13 +424,23 @@ Status ReadStruct(Reader* r, RowGroup* out) {
   bool has_columns = false, has_size = false, has_rows = false;
   WEIR_RETURN_NOT_OK(ForEachField(r, [&](ThriftType t, int16_t id) -> Status {
     switch (id) {
-      case 1: has_columns = true; return ReadStructList(r, t, "RowGroup.columns", &out->columns);
-      case 2: has_size = true; return ReadField(r, t, "RowGroup.total_byte_size", &out->total_byte_size);
-      case 3: has_rows = true; return ReadField(r, t, "RowGroup.num_rows", &out->num_rows);
-      case 5: return ReadField(r, t, "RowGroup.file_offset", &out->file_offset);
-      case 6: return ReadField(r, t, "RowGroup.total_compressed_size", &out->total_compressed_size);
-      case 7: return ReadField(r, t, "RowGroup.ordinal", &out->ordinal);
-      default: return r->Skip(t);
+      case 1:
+        has_columns = true;
+        return ReadStructList(r, t, "RowGroup.columns", &out->columns);
+      case 2:
+        has_size = true;
+        return ReadField(r, t, "RowGroup.total_byte_size", &out->total_byte_size);
+      case 3:
+        has_rows = true;
+        return ReadField(r, t, "RowGroup.num_rows", &out->num_rows);
+      case 5:
+        return ReadField(r, t, "RowGroup.file_offset", &out->file_offset);
+      case 6:
+        return ReadField(r, t, "RowGroup.total_compressed_size", &out->total_compressed_size);
+      case 7:
+        return ReadField(r, t, "RowGroup.ordinal", &out->ordinal);
+      default:
+        return r->Skip(t);
     }
   }));
   if (!has_columns) return Missing("RowGroup.columns");
@@ -398,17 +467,26 @@ Status ReadStruct(Reader* r, FileMetaData* out) {
   bool has_version = false, has_schema = false, has_rows = false, has_row_groups = false;
   WEIR_RETURN_NOT_OK(ForEachField(r, [&](ThriftType t, int16_t id) -> Status {
     switch (id) {
-      case 1: has_version = true; return ReadField(r, t, "FileMetaData.version", &out->version);
-      case 2: has_schema = true; return ReadStructList(r, t, "FileMetaData.schema", &out->schema);
-      case 3: has_rows = true; return ReadField(r, t, "FileMetaData.num_rows", &out->num_rows);
+      case 1:
+        has_version = true;
+        return ReadField(r, t, "FileMetaData.version", &out->version);
+      case 2:
+        has_schema = true;
+        return ReadStructList(r, t, "FileMetaData.schema", &out->schema);
+      case 3:
+        has_rows = true;
+        return ReadField(r, t, "FileMetaData.num_rows", &out->num_rows);
       case 4:
         has_row_groups = true;
         return ReadStructList(r, t, "FileMetaData.row_groups", &out->row_groups);
       case 5:
         return ReadStructList(r, t, "FileMetaData.key_value_metadata", &out->key_value_metadata);
-      case 6: return ReadField(r, t, "FileMetaData.created_by", &out->created_by);
-      case 7: return ReadColumnOrders(r, t, &out->column_orders);
-      default: return r->Skip(t);
+      case 6:
+        return ReadField(r, t, "FileMetaData.created_by", &out->created_by);
+      case 7:
+        return ReadColumnOrders(r, t, &out->column_orders);
+      default:
+        return r->Skip(t);
     }
   }));
   if (!has_version) return Missing("FileMetaData.version");
@@ -422,8 +500,12 @@ Status ReadStruct(Reader* r, DataPageHeader* out) {
   bool has_num = false, has_enc = false, has_def = false, has_rep = false;
   WEIR_RETURN_NOT_OK(ForEachField(r, [&](ThriftType t, int16_t id) -> Status {
     switch (id) {
-      case 1: has_num = true; return ReadField(r, t, "DataPageHeader.num_values", &out->num_values);
-      case 2: has_enc = true; return ReadField(r, t, "DataPageHeader.encoding", &out->encoding);
+      case 1:
+        has_num = true;
+        return ReadField(r, t, "DataPageHeader.num_values", &out->num_values);
+      case 2:
+        has_enc = true;
+        return ReadField(r, t, "DataPageHeader.encoding", &out->encoding);
       case 3:
         has_def = true;
         return ReadField(r, t, "DataPageHeader.definition_level_encoding",
@@ -432,8 +514,10 @@ Status ReadStruct(Reader* r, DataPageHeader* out) {
         has_rep = true;
         return ReadField(r, t, "DataPageHeader.repetition_level_encoding",
                          &out->repetition_level_encoding);
-      case 5: return ReadStructField(r, t, "DataPageHeader.statistics", &out->statistics);
-      default: return r->Skip(t);
+      case 5:
+        return ReadStructField(r, t, "DataPageHeader.statistics", &out->statistics);
+      default:
+        return r->Skip(t);
     }
   }));
   if (!has_num) return Missing("DataPageHeader.num_values");
@@ -450,9 +534,13 @@ Status ReadStruct(Reader* r, DictionaryPageHeader* out) {
       case 1:
         has_num = true;
         return ReadField(r, t, "DictionaryPageHeader.num_values", &out->num_values);
-      case 2: has_enc = true; return ReadField(r, t, "DictionaryPageHeader.encoding", &out->encoding);
-      case 3: return ReadField(r, t, "DictionaryPageHeader.is_sorted", &out->is_sorted);
-      default: return r->Skip(t);
+      case 2:
+        has_enc = true;
+        return ReadField(r, t, "DictionaryPageHeader.encoding", &out->encoding);
+      case 3:
+        return ReadField(r, t, "DictionaryPageHeader.is_sorted", &out->is_sorted);
+      default:
+        return r->Skip(t);
     }
   }));
   if (!has_num) return Missing("DictionaryPageHeader.num_values");
@@ -465,19 +553,26 @@ Status ReadStruct(Reader* r, DataPageHeaderV2* out) {
   WEIR_RETURN_NOT_OK(ForEachField(r, [&](ThriftType t, int16_t id) -> Status {
     if (id >= 1 && id <= 6) has[id] = true;
     switch (id) {
-      case 1: return ReadField(r, t, "DataPageHeaderV2.num_values", &out->num_values);
-      case 2: return ReadField(r, t, "DataPageHeaderV2.num_nulls", &out->num_nulls);
-      case 3: return ReadField(r, t, "DataPageHeaderV2.num_rows", &out->num_rows);
-      case 4: return ReadField(r, t, "DataPageHeaderV2.encoding", &out->encoding);
+      case 1:
+        return ReadField(r, t, "DataPageHeaderV2.num_values", &out->num_values);
+      case 2:
+        return ReadField(r, t, "DataPageHeaderV2.num_nulls", &out->num_nulls);
+      case 3:
+        return ReadField(r, t, "DataPageHeaderV2.num_rows", &out->num_rows);
+      case 4:
+        return ReadField(r, t, "DataPageHeaderV2.encoding", &out->encoding);
       case 5:
         return ReadField(r, t, "DataPageHeaderV2.definition_levels_byte_length",
                          &out->definition_levels_byte_length);
       case 6:
         return ReadField(r, t, "DataPageHeaderV2.repetition_levels_byte_length",
                          &out->repetition_levels_byte_length);
-      case 7: return ReadField(r, t, "DataPageHeaderV2.is_compressed", &out->is_compressed);
-      case 8: return ReadStructField(r, t, "DataPageHeaderV2.statistics", &out->statistics);
-      default: return r->Skip(t);
+      case 7:
+        return ReadField(r, t, "DataPageHeaderV2.is_compressed", &out->is_compressed);
+      case 8:
+        return ReadStructField(r, t, "DataPageHeaderV2.statistics", &out->statistics);
+      default:
+        return r->Skip(t);
     }
   }));
   static constexpr const char* kNames[7] = {
@@ -499,21 +594,26 @@ Status ReadStruct(Reader* r, PageHeader* out) {
   bool has_type = false, has_uncompressed = false, has_compressed = false;
   WEIR_RETURN_NOT_OK(ForEachField(r, [&](ThriftType t, int16_t id) -> Status {
     switch (id) {
-      case 1: has_type = true; return ReadField(r, t, "PageHeader.type", &out->type);
+      case 1:
+        has_type = true;
+        return ReadField(r, t, "PageHeader.type", &out->type);
       case 2:
         has_uncompressed = true;
         return ReadField(r, t, "PageHeader.uncompressed_page_size", &out->uncompressed_page_size);
       case 3:
         has_compressed = true;
         return ReadField(r, t, "PageHeader.compressed_page_size", &out->compressed_page_size);
-      case 4: return ReadField(r, t, "PageHeader.crc", &out->crc);
-      case 5: return ReadStructField(r, t, "PageHeader.data_page_header", &out->data_page_header);
+      case 4:
+        return ReadField(r, t, "PageHeader.crc", &out->crc);
+      case 5:
+        return ReadStructField(r, t, "PageHeader.data_page_header", &out->data_page_header);
       case 7:
         return ReadStructField(r, t, "PageHeader.dictionary_page_header",
                                &out->dictionary_page_header);
       case 8:
         return ReadStructField(r, t, "PageHeader.data_page_header_v2", &out->data_page_header_v2);
-      default: return r->Skip(t);  // includes index_page_header (6)
+      default:
+        return r->Skip(t);  // includes index_page_header (6)
     }
   }));
   if (!has_type) return Missing("PageHeader.type");
@@ -804,43 +904,68 @@ void Serialize(const PageEncodingStats& value, std::string* out) { SerializeTop(
 
 std::string_view TypeName(Type type) {
   switch (type) {
-    case Type::kBoolean: return "BOOLEAN";
-    case Type::kInt32: return "INT32";
-    case Type::kInt64: return "INT64";
-    case Type::kInt96: return "INT96";
-    case Type::kFloat: return "FLOAT";
-    case Type::kDouble: return "DOUBLE";
-    case Type::kByteArray: return "BYTE_ARRAY";
-    case Type::kFixedLenByteArray: return "FIXED_LEN_BYTE_ARRAY";
+    case Type::kBoolean:
+      return "BOOLEAN";
+    case Type::kInt32:
+      return "INT32";
+    case Type::kInt64:
+      return "INT64";
+    case Type::kInt96:
+      return "INT96";
+    case Type::kFloat:
+      return "FLOAT";
+    case Type::kDouble:
+      return "DOUBLE";
+    case Type::kByteArray:
+      return "BYTE_ARRAY";
+    case Type::kFixedLenByteArray:
+      return "FIXED_LEN_BYTE_ARRAY";
   }
   return "UNKNOWN";
 }
 
 std::string_view EncodingName(Encoding encoding) {
   switch (encoding) {
-    case Encoding::kPlain: return "PLAIN";
-    case Encoding::kPlainDictionary: return "PLAIN_DICTIONARY";
-    case Encoding::kRle: return "RLE";
-    case Encoding::kBitPacked: return "BIT_PACKED";
-    case Encoding::kDeltaBinaryPacked: return "DELTA_BINARY_PACKED";
-    case Encoding::kDeltaLengthByteArray: return "DELTA_LENGTH_BYTE_ARRAY";
-    case Encoding::kDeltaByteArray: return "DELTA_BYTE_ARRAY";
-    case Encoding::kRleDictionary: return "RLE_DICTIONARY";
-    case Encoding::kByteStreamSplit: return "BYTE_STREAM_SPLIT";
+    case Encoding::kPlain:
+      return "PLAIN";
+    case Encoding::kPlainDictionary:
+      return "PLAIN_DICTIONARY";
+    case Encoding::kRle:
+      return "RLE";
+    case Encoding::kBitPacked:
+      return "BIT_PACKED";
+    case Encoding::kDeltaBinaryPacked:
+      return "DELTA_BINARY_PACKED";
+    case Encoding::kDeltaLengthByteArray:
+      return "DELTA_LENGTH_BYTE_ARRAY";
+    case Encoding::kDeltaByteArray:
+      return "DELTA_BYTE_ARRAY";
+    case Encoding::kRleDictionary:
+      return "RLE_DICTIONARY";
+    case Encoding::kByteStreamSplit:
+      return "BYTE_STREAM_SPLIT";
   }
   return "UNKNOWN";
 }
 
 std::string_view CompressionCodecName(CompressionCodec codec) {
   switch (codec) {
-    case CompressionCodec::kUncompressed: return "UNCOMPRESSED";
-    case CompressionCodec::kSnappy: return "SNAPPY";
-    case CompressionCodec::kGzip: return "GZIP";
-    case CompressionCodec::kLzo: return "LZO";
-    case CompressionCodec::kBrotli: return "BROTLI";
-    case CompressionCodec::kLz4: return "LZ4";
-    case CompressionCodec::kZstd: return "ZSTD";
-    case CompressionCodec::kLz4Raw: return "LZ4_RAW";
+    case CompressionCodec::kUncompressed:
+      return "UNCOMPRESSED";
+    case CompressionCodec::kSnappy:
+      return "SNAPPY";
+    case CompressionCodec::kGzip:
+      return "GZIP";
+    case CompressionCodec::kLzo:
+      return "LZO";
+    case CompressionCodec::kBrotli:
+      return "BROTLI";
+    case CompressionCodec::kLz4:
+      return "LZ4";
+    case CompressionCodec::kZstd:
+      return "ZSTD";
+    case CompressionCodec::kLz4Raw:
+      return "LZ4_RAW";
   }
   return "UNKNOWN";
 }

@@ -1,9 +1,9 @@
 // Parquet metadata structs (the subset of parquet.thrift weir uses) and their Thrift compact
-// serialization. Parse() treats its input as hostile: unknown fields are skipped, a missing required
-// field or a malformed value is Status::Corruption naming the struct and field, and it never reads
-// out of bounds. Enum fields keep unknown numeric values as they are (callers reject what they do
-// not support). Serialize() appends bytes that parquet-mr, Arrow, parquet-rs and DuckDB accept.
-// Plain value types; thread-compatible.
+// serialization. Parse() treats its input as hostile: unknown fields are skipped, a missing
+// required field or a malformed value is Status::Corruption naming the struct and field, and it
+// never reads out of bounds. Enum fields keep unknown numeric values as they are (callers reject
+// what they do not support). Serialize() appends bytes that parquet-mr, Arrow, parquet-rs and
+// DuckDB accept. Plain value types; thread-compatible.
 #pragma once
 
 #include <cstddef>
@@ -292,8 +292,7 @@ Status Parse(std::span<const uint8_t> bytes, Statistics* out, size_t* consumed =
 Status Parse(std::span<const uint8_t> bytes, KeyValue* out, size_t* consumed = nullptr);
 Status Parse(std::span<const uint8_t> bytes, LogicalType* out, size_t* consumed = nullptr);
 Status Parse(std::span<const uint8_t> bytes, DataPageHeader* out, size_t* consumed = nullptr);
-Status Parse(std::span<const uint8_t> bytes, DictionaryPageHeader* out,
-             size_t* consumed = nullptr);
+Status Parse(std::span<const uint8_t> bytes, DictionaryPageHeader* out, size_t* consumed = nullptr);
 Status Parse(std::span<const uint8_t> bytes, DataPageHeaderV2* out, size_t* consumed = nullptr);
 Status Parse(std::span<const uint8_t> bytes, PageEncodingStats* out, size_t* consumed = nullptr);
 

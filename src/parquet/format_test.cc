@@ -240,13 +240,13 @@ TEST(FormatTest, SkipsUnknownFieldsAndUnionMembers) {
   w.StructBegin();
   w.FieldI32(1, static_cast<int32_t>(Type::kInt32));
   w.FieldBinary(4, "col");
-  w.FieldStructBegin(10);    // logicalType
-  w.FieldStructBegin(17);    // GEOMETRY, unknown to weir
+  w.FieldStructBegin(10);  // logicalType
+  w.FieldStructBegin(17);  // GEOMETRY, unknown to weir
   w.FieldBinary(1, "OGC:CRS84");
   w.StructEnd();
   w.StructEnd();
-  w.FieldI32(11, 3);         // vector_length, unknown to weir
-  w.FieldStructBegin(200);   // a future field
+  w.FieldI32(11, 3);        // vector_length, unknown to weir
+  w.FieldStructBegin(200);  // a future field
   w.FieldListBegin(1, ThriftType::kBinary, 2);
   w.Binary("a");
   w.Binary("b");
@@ -328,8 +328,8 @@ TEST(FormatTest, RandomMutationsNeverCrash) {
   std::string page;
   PageHeader h;
   h.type = PageType::kDataPageV2;
-  h.data_page_header_v2 = DataPageHeaderV2{10, 1, 10, Encoding::kPlain, 2, 0, true,
-                                           FullStatistics()};
+  h.data_page_header_v2 =
+      DataPageHeaderV2{10, 1, 10, Encoding::kPlain, 2, 0, true, FullStatistics()};
   Serialize(h, &page);
   uint64_t state = 42;
   auto next = [&state] {
@@ -343,10 +343,18 @@ TEST(FormatTest, RandomMutationsNeverCrash) {
     for (int m = 0; m < mutations; ++m) {
       const size_t pos = next() % bytes.size();
       switch (next() % 4) {
-        case 0: bytes[pos] = static_cast<char>(next()); break;            // replace
-        case 1: bytes[pos] ^= static_cast<char>(1 << (next() % 8)); break;  // flip a bit
-        case 2: bytes.erase(pos, 1 + next() % 8); break;                    // delete
-        case 3: bytes.insert(pos, 1, static_cast<char>(next())); break;     // insert
+        case 0:
+          bytes[pos] = static_cast<char>(next());
+          break;  // replace
+        case 1:
+          bytes[pos] ^= static_cast<char>(1 << (next() % 8));
+          break;  // flip a bit
+        case 2:
+          bytes.erase(pos, 1 + next() % 8);
+          break;  // delete
+        case 3:
+          bytes.insert(pos, 1, static_cast<char>(next()));
+          break;  // insert
       }
       if (bytes.empty()) bytes.push_back(0);
     }

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <zlib.h>
+
 #include "columnar/text_format.h"
 #include "compress/compress.h"
 #include "parquet/encoding.h"
@@ -341,11 +343,13 @@ class ValueDecoder {
 
   Status AppendInt96(const Int96* v, int64_t n) {
     return AppendConverted<int64_t>(v, n, [](const Int96& x) {
-      uint64_t nanos = static_cast<uint64_t>(x.words[0]) | (static_cast<uint64_t>(x.words[1]) << 32);
-      int64_t julian_day = static_cast<int64_t>(x.words[2]);
+      // As Spark reads it: nanos of the day as a signed long, the Julian day as a signed int.
+      int64_t nanos = static_cast<int64_t>(static_cast<uint64_t>(x.words[0]) |
+                                           (static_cast<uint64_t>(x.words[1]) << 32));
+      int64_t julian_day = static_cast<int32_t>(x.words[2]);
       constexpr int64_t kJulianEpochDay = 2440588;
       return static_cast<int64_t>(static_cast<uint64_t>((julian_day - kJulianEpochDay) * 86400000000LL) +
-                                  nanos / 1000);
+                                  static_cast<uint64_t>(nanos / 1000));
     });
   }
 
@@ -443,6 +447,16 @@ class ChunkReader {
       const uint8_t* page = data + pos;
       const size_t page_size = header.compressed_page_size;
       pos += page_size;
+      if (header.crc) {
+        // CRC32 of the page bytes as stored (after compression), written by checksum-enabled writers.
+        uint32_t crc = static_cast<uint32_t>(crc32(0L, page, static_cast<uInt>(page_size)));
+        if (crc != static_cast<uint32_t>(*header.crc)) {
+          return Status::Corruption("page checksum mismatch at chunk byte " +
+                                    std::to_string(pos - page_size) + " (CRC32 " +
+                                    std::to_string(crc) + ", header says " +
+                                    std::to_string(static_cast<uint32_t>(*header.crc)) + ")");
+        }
+      }
       switch (header.type) {
         case PageType::kDictionaryPage:
           WEIR_RETURN_NOT_OK(ReadDictionaryPage(header, chunk, page, page_size));
@@ -686,10 +700,9 @@ Status ParquetReader::ReadFooter() {
       }
     }
   }
-  if (rows != metadata_.num_rows) {
-    return Status::Corruption("row groups hold " + std::to_string(rows) + " rows, the footer says " +
-                              std::to_string(metadata_.num_rows));
-  }
+  // Some writers leave the footer's total at 0; the row groups describe the data (DuckDB and
+  // parquet-rs read them the same way).
+  metadata_.num_rows = rows;
   return Status::OK();
 }
 
@@ -735,6 +748,10 @@ Result<columnar::Batch> ParquetReader::ReadRowGroup(int index, const std::vector
                  return p;
                }();
       };
+      if (meta.num_values == 0) {  // an empty chunk: some writers leave its offsets at 0
+        leaves[l].values = Column(leaf.type);
+        continue;
+      }
       if (meta.type != leaf.physical_type) {
         return Status::Corruption(context() + ": chunk type differs from the schema");
       }

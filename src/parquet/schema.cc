@@ -137,10 +137,11 @@ class SchemaReader {
         field.type = DataType::Map(key.field.type, value.field.type, value.field.nullable);
         node.children.push_back(std::move(key.node));
         node.children.push_back(std::move(value.node));
-      } else if (is_map) {
+      } else if (is_map && !(IsGroup(repeated) && repeated.num_children.value_or(0) == 1)) {
         return Status::NotImplemented("Parquet schema: map '" + e->name +
                                       "' without a key and a value field");
       } else {
+        // A list, or a map whose key_value group holds only keys: read as a list of the keys.
         node.kind = LevelNode::Kind::kList;
         bool element_is_repeated_field =
             !IsGroup(repeated) || repeated.num_children.value_or(0) != 1 ||

@@ -21,18 +21,30 @@ std::string At(size_t pos) { return " at byte " + std::to_string(pos); }
 
 std::string_view ThriftTypeName(ThriftType type) {
   switch (type) {
-    case ThriftType::kStop: return "stop";
-    case ThriftType::kBool: return "bool";
-    case ThriftType::kByte: return "byte";
-    case ThriftType::kI16: return "i16";
-    case ThriftType::kI32: return "i32";
-    case ThriftType::kI64: return "i64";
-    case ThriftType::kDouble: return "double";
-    case ThriftType::kBinary: return "binary";
-    case ThriftType::kList: return "list";
-    case ThriftType::kSet: return "set";
-    case ThriftType::kMap: return "map";
-    case ThriftType::kStruct: return "struct";
+    case ThriftType::kStop:
+      return "stop";
+    case ThriftType::kBool:
+      return "bool";
+    case ThriftType::kByte:
+      return "byte";
+    case ThriftType::kI16:
+      return "i16";
+    case ThriftType::kI32:
+      return "i32";
+    case ThriftType::kI64:
+      return "i64";
+    case ThriftType::kDouble:
+      return "double";
+    case ThriftType::kBinary:
+      return "binary";
+    case ThriftType::kList:
+      return "list";
+    case ThriftType::kSet:
+      return "set";
+    case ThriftType::kMap:
+      return "map";
+    case ThriftType::kStruct:
+      return "struct";
   }
   return "invalid";
 }
@@ -174,8 +186,7 @@ Status ThriftCompactReader::ReadVarint(int max_bytes, uint64_t* value, const cha
   uint64_t result = 0;
   for (int i = 0; i < max_bytes; ++i) {
     if (pos_ >= data_.size()) {
-      return Status::Corruption("thrift: truncated varint (" + std::string(what) + ")" +
-                                At(start));
+      return Status::Corruption("thrift: truncated varint (" + std::string(what) + ")" + At(start));
     }
     const uint8_t byte = data_[pos_++];
     result |= static_cast<uint64_t>(byte & 0x7F) << (7 * i);
@@ -275,8 +286,7 @@ Status ThriftCompactReader::ReadBool(bool* value) {
   } else if (byte == 0 || byte == 2) {
     *value = false;
   } else {
-    return Status::Corruption("thrift: invalid bool value " + std::to_string(byte) +
-                              At(pos_ - 1));
+    return Status::Corruption("thrift: invalid bool value " + std::to_string(byte) + At(pos_ - 1));
   }
   return Status::OK();
 }
@@ -364,8 +374,7 @@ Status ThriftCompactReader::ListEnd() {
   return Status::OK();
 }
 
-Status ThriftCompactReader::MapBegin(ThriftType* key_type, ThriftType* value_type,
-                                     uint32_t* size) {
+Status ThriftCompactReader::MapBegin(ThriftType* key_type, ThriftType* value_type, uint32_t* size) {
   has_pending_bool_ = false;
   const size_t start = pos_;
   uint64_t n;

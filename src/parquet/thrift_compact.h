@@ -57,7 +57,7 @@ class ThriftCompactWriter {
   void FieldI64(int16_t id, int64_t value);
   void FieldDouble(int16_t id, double value);
   void FieldBinary(int16_t id, std::string_view value);
-  void FieldStructBegin(int16_t id);  // follow with the struct's fields and StructEnd()
+  void FieldStructBegin(int16_t id);   // follow with the struct's fields and StructEnd()
   void FieldStructHeader(int16_t id);  // follow with StructBegin(), fields, StructEnd()
   void FieldListBegin(int16_t id, ThriftType element_type, uint32_t size);
 
@@ -81,8 +81,8 @@ class ThriftCompactWriter {
   std::vector<int16_t> last_ids_;  // enclosing structs' last field ids
 };
 
-// Reads compact-protocol values from `data`, which must outlive the reader (ReadBinary returns views
-// into it). Typical struct loop:
+// Reads compact-protocol values from `data`, which must outlive the reader (ReadBinary returns
+// views into it). Typical struct loop:
 //   StructBegin(); for (;;) { FieldBegin(&type, &id); if (type == kStop) break; switch (id) ... }
 //   StructEnd();
 // Unknown fields are passed to Skip(type). After any error the reader must not be used further.

@@ -274,7 +274,8 @@ TEST(ThriftCompactReaderTest, TruncatedVarintIsCorruptionNamingTheOffset) {
 }
 
 TEST(ThriftCompactReaderTest, OverlongVarintsAreCorruption) {
-  const std::string eleven = Raw({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01});
+  const std::string eleven =
+      Raw({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01});
   ThriftCompactReader r1(Bytes(eleven));
   int64_t v64;
   ASSERT_STATUS_CODE(kCorruption, r1.ReadI64(&v64));
