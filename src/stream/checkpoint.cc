@@ -1,0 +1,341 @@
+#include "stream/checkpoint.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <random>
+
+namespace weir::stream {
+
+namespace {
+
+constexpr int kLogVersion = 1;
+
+// Splits at '\n', keeping empty lines but dropping one trailing newline.
+std::vector<std::string_view> Lines(std::string_view text) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string_view::npos) {
+      if (start < text.size()) out.push_back(text.substr(start));
+      break;
+    }
+    out.push_back(text.substr(start, nl - start));
+    start = nl + 1;
+  }
+  return out;
+}
+
+// Checks the "vN" line as Spark's HDFSMetadataLog.validateVersion does.
+Status CheckVersion(std::string_view line, const std::string& path) {
+  if (line.size() < 2 || line[0] != 'v') {
+    return Status::Corruption("Log file was malformed: failed to detect the log file version line in " +
+                              path + " (found '" + std::string(line.substr(0, 20)) + "')");
+  }
+  int version = 0;
+  for (char c : line.substr(1)) {
+    if (c < '0' || c > '9' || version > 100000) {
+      return Status::Corruption("Log file was malformed: failed to read correct log version from '" +
+                                std::string(line) + "' in " + path);
+    }
+    version = version * 10 + (c - '0');
+  }
+  if (version > kLogVersion) {
+    return Status::Corruption("The maximum supported log version is v" + std::to_string(kLogVersion) +
+                              ", but encountered v" + std::to_string(version) + " in " + path +
+                              ". The log file was produced by a newer version of Spark or weir and "
+                              "cannot be read by this version.");
+  }
+  return Status::OK();
+}
+
+Result<nlohmann::json> ParseJson(std::string_view text, const std::string& path, const char* what) {
+  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    return Status::Corruption(std::string(what) + " in " + path + " is not valid JSON");
+  }
+  return j;
+}
+
+int64_t IntField(const nlohmann::json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key)) return 0;
+  const auto& v = j[key];
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (v.is_number()) return static_cast<int64_t>(v.get<double>());
+  return 0;
+}
+
+std::string Join(const std::vector<int64_t>& ids) {
+  std::string out;
+  for (int64_t id : ids) out += (out.empty() ? "" : ", ") + std::to_string(id);
+  return out;
+}
+
+}  // namespace
+
+std::string NewUuid() {
+  static thread_local std::mt19937_64 rng(std::random_device{}());
+  uint64_t a = rng(), b = rng();
+  a = (a & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // version 4
+  b = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // variant 1
+  char buf[37];
+  std::snprintf(buf, sizeof(buf), "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xffff),
+                static_cast<unsigned>(b >> 48), static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  return buf;
+}
+
+std::string Checkpoint::SerializeOffsets(const OffsetSeq& offsets) {
+  nlohmann::json meta = {{"batchWatermarkMs", offsets.batch_watermark_ms},
+                         {"batchTimestampMs", offsets.batch_timestamp_ms},
+                         {"conf", offsets.conf}};
+  std::string out = "v" + std::to_string(kLogVersion) + "\n" + meta.dump();
+  for (const auto& source : offsets.sources) out += "\n" + (source ? *source : std::string("-"));
+  return out;
+}
+
+Result<OffsetSeq> Checkpoint::ParseOffsets(std::string_view text, const std::string& path) {
+  if (text.empty()) {
+    return Status::Corruption("Incomplete log file in the offset commit log: " + path +
+                              " is empty. The checkpoint may be damaged; restore it or start a new one.");
+  }
+  auto lines = Lines(text);
+  WEIR_RETURN_NOT_OK(CheckVersion(lines[0], path));
+  if (lines.size() < 2) return Status::Corruption("Incomplete log file in the offset commit log: " + path);
+  OffsetSeq out;
+  WEIR_ASSIGN_OR_RETURN(nlohmann::json meta, ParseJson(lines[1], path, "offset metadata (line 2)"));
+  out.batch_watermark_ms = IntField(meta, "batchWatermarkMs");
+  out.batch_timestamp_ms = IntField(meta, "batchTimestampMs");
+  if (meta.is_object() && meta.contains("conf") && meta["conf"].is_object()) {
+    for (const auto& [k, v] : meta["conf"].items()) {
+      out.conf[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    }
+  }
+  for (size_t i = 2; i < lines.size(); ++i) {
+    if (lines[i] == "-") {
+      out.sources.emplace_back();
+      continue;
+    }
+    std::string what = "source offset (line " + std::to_string(i + 1) + ")";
+    WEIR_RETURN_NOT_OK(ParseJson(lines[i], path, what.c_str()).status());
+    out.sources.emplace_back(std::string(lines[i]));
+  }
+  return out;
+}
+
+std::string Checkpoint::SerializeCommit(const CommitMetadata& commit) {
+  return "v" + std::to_string(kLogVersion) + "\n" +
+         nlohmann::json{{"nextBatchWatermarkMs", commit.next_batch_watermark_ms}}.dump();
+}
+
+Result<CommitMetadata> Checkpoint::ParseCommit(std::string_view text, const std::string& path) {
+  if (text.empty()) {
+    return Status::Corruption("Incomplete log file in the commit log: " + path + " is empty");
+  }
+  auto lines = Lines(text);
+  WEIR_RETURN_NOT_OK(CheckVersion(lines[0], path));
+  CommitMetadata out;
+  if (lines.size() >= 2) {
+    WEIR_ASSIGN_OR_RETURN(nlohmann::json j, ParseJson(lines[1], path, "commit metadata (line 2)"));
+    out.next_batch_watermark_ms = IntField(j, "nextBatchWatermarkMs");
+  }
+  return out;
+}
+
+Result<std::unique_ptr<Checkpoint>> Checkpoint::Open(fs::FileSystem* fs, std::string dir) {
+  std::unique_ptr<Checkpoint> cp(new Checkpoint(fs, std::move(dir)));
+  WEIR_RETURN_NOT_OK(cp->LoadMetadata(/*create=*/true));
+  return cp;
+}
+
+Result<std::unique_ptr<Checkpoint>> Checkpoint::OpenExisting(fs::FileSystem* fs, std::string dir) {
+  std::unique_ptr<Checkpoint> cp(new Checkpoint(fs, std::move(dir)));
+  WEIR_RETURN_NOT_OK(cp->LoadMetadata(/*create=*/false));
+  return cp;
+}
+
+Status Checkpoint::LoadMetadata(bool create) {
+  const std::string path = fs::JoinPath(dir_, "metadata");
+  auto text = fs::ReadFileToString(fs_, path);
+  if (text.ok()) {
+    WEIR_ASSIGN_OR_RETURN(nlohmann::json j, ParseJson(*text, path, "checkpoint metadata"));
+    if (!j.is_object() || !j.contains("id") || !j["id"].is_string() || j["id"].get<std::string>().empty()) {
+      return Status::Corruption("checkpoint metadata " + path + " has no query \"id\"");
+    }
+    query_id_ = j["id"].get<std::string>();
+    return Status::OK();
+  }
+  if (!text.status().IsNotFound()) return text.status();
+  if (!create) return Status::NotFound("no checkpoint at " + dir_ + " (missing " + path + ")");
+  // A folder with batches but without metadata is damaged: never start over silently.
+  auto ids = ListIds("offsets");
+  if (ids.ok() && !ids->empty()) {
+    return Status::Corruption("checkpoint " + dir_ + " has offsets but no metadata file; restore " +
+                              path + " or start with a new checkpoint folder");
+  }
+  WEIR_RETURN_NOT_OK(fs_->CreateDirs(dir_));
+  query_id_ = NewUuid();
+  Status st = fs_->PutIfAbsent(path, nlohmann::json{{"id", query_id_}}.dump());
+  if (st.IsAlreadyExists()) return LoadMetadata(false);  // another process created it first
+  return st;
+}
+
+Result<std::vector<int64_t>> Checkpoint::ListIds(const std::string& sub) const {
+  auto entries = fs_->List(fs::JoinPath(dir_, sub));
+  if (!entries.ok()) {
+    if (entries.status().IsNotFound()) return std::vector<int64_t>{};
+    return entries.status();
+  }
+  std::vector<int64_t> ids;
+  for (const auto& e : *entries) {
+    std::string name = fs::BaseName(e.path);
+    if (e.is_dir || name.empty() || name.size() > 18) continue;
+    if (!std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    ids.push_back(std::stoll(name));
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+Result<std::vector<int64_t>> Checkpoint::OffsetIds() const { return ListIds("offsets"); }
+Result<std::vector<int64_t>> Checkpoint::CommitIds() const { return ListIds("commits"); }
+
+Result<OffsetSeq> Checkpoint::ReadOffsets(int64_t batch_id) const {
+  std::string path = fs::JoinPath(fs::JoinPath(dir_, "offsets"), std::to_string(batch_id));
+  WEIR_ASSIGN_OR_RETURN(std::string text, fs::ReadFileToString(fs_, path));
+  return ParseOffsets(text, path);
+}
+
+Result<CommitMetadata> Checkpoint::ReadCommit(int64_t batch_id) const {
+  std::string path = fs::JoinPath(fs::JoinPath(dir_, "commits"), std::to_string(batch_id));
+  WEIR_ASSIGN_OR_RETURN(std::string text, fs::ReadFileToString(fs_, path));
+  return ParseCommit(text, path);
+}
+
+Result<RestartPlan> Checkpoint::PlanRestart() const {
+  WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> offsets, OffsetIds());
+  WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> commits, CommitIds());
+  RestartPlan plan;
+  if (offsets.empty()) {
+    if (!commits.empty()) {
+      return Status::Corruption("checkpoint " + dir_ + " has commits (" + Join(commits) +
+                                ") but no offsets; start with a new checkpoint folder");
+    }
+    return plan;  // fresh
+  }
+  // Offsets ids must be contiguous (retention removes only the oldest).
+  std::vector<int64_t> missing;
+  for (int64_t id = offsets.front(); id <= offsets.back() && missing.size() < 20; ++id) {
+    if (!std::binary_search(offsets.begin(), offsets.end(), id)) missing.push_back(id);
+  }
+  if (!missing.empty()) {
+    return Status::Corruption("batches (" + Join(missing) + ") don't exist (startId: " +
+                              std::to_string(offsets.front()) + ", endId: " +
+                              std::to_string(offsets.back()) + ") in " + dir_ + "/offsets");
+  }
+  const int64_t latest = offsets.back();
+  WEIR_ASSIGN_OR_RETURN(OffsetSeq latest_offsets, ReadOffsets(latest));
+  std::optional<OffsetSeq> previous;
+  if (latest > 0) {
+    auto prev = ReadOffsets(latest - 1);
+    if (!prev.ok()) {
+      if (prev.status().IsNotFound()) {
+        return Status::Corruption("batch " + std::to_string(latest - 1) + " doesn't exist in " + dir_ +
+                                  "/offsets (needed to resume batch " + std::to_string(latest) + ")");
+      }
+      return prev.status();
+    }
+    previous = std::move(*prev);
+  }
+  const int64_t last_commit = commits.empty() ? -1 : commits.back();
+  if (last_commit > latest) {
+    return Status::Corruption("checkpoint " + dir_ + " has commit " + std::to_string(last_commit) +
+                              " but offsets only up to " + std::to_string(latest));
+  }
+  if (last_commit == latest) {
+    WEIR_ASSIGN_OR_RETURN(CommitMetadata commit, ReadCommit(latest));
+    plan.kind = RestartPlan::Kind::kNextBatch;
+    plan.batch_id = latest + 1;
+    plan.start = std::move(latest_offsets);
+    plan.watermark_ms = commit.next_batch_watermark_ms;
+    return plan;
+  }
+  if (last_commit >= 0 && last_commit < latest - 1) {
+    return Status::Corruption("checkpoint " + dir_ + ": batch " + std::to_string(latest) +
+                              " is logged but the last commit is " + std::to_string(last_commit) +
+                              " (batches in between were never committed)");
+  }
+  // Batch `latest` was planned but not committed: run it again over its logged range.
+  plan.kind = RestartPlan::Kind::kRerun;
+  plan.batch_id = latest;
+  plan.start = std::move(previous);
+  plan.watermark_ms = latest_offsets.batch_watermark_ms;
+  plan.end = std::move(latest_offsets);
+  return plan;
+}
+
+Result<std::optional<std::string>> Checkpoint::ReadInitialOffsets(int index) const {
+  std::string path = dir_ + "/sources/" + std::to_string(index) + "/0";
+  auto text = fs::ReadFileToString(fs_, path);
+  if (!text.ok()) {
+    if (text.status().IsNotFound()) return std::optional<std::string>();
+    return text.status();
+  }
+  // One lead byte (0x00, or Spark 2.1.0's length byte), then "v1\n" and the JSON.
+  std::string_view body(*text);
+  if (!body.empty()) body.remove_prefix(1);
+  if (!body.empty() && body[0] == 'v') {
+    size_t nl = body.find('\n');
+    if (nl == std::string_view::npos) return Status::Corruption("incomplete initial offsets file " + path);
+    WEIR_RETURN_NOT_OK(CheckVersion(body.substr(0, nl), path));
+    body.remove_prefix(nl + 1);
+  }
+  WEIR_RETURN_NOT_OK(ParseJson(body, path, "initial offsets").status());
+  return std::optional<std::string>(std::string(body));
+}
+
+Status Checkpoint::WriteInitialOffsets(int index, const std::string& json) {
+  std::string dir = dir_ + "/sources/" + std::to_string(index);
+  WEIR_RETURN_NOT_OK(fs_->CreateDirs(dir));
+  std::string content(1, '\0');
+  content += "v1\n" + json;
+  return fs_->PutIfAbsent(dir + "/0", content);
+}
+
+Status Checkpoint::WriteOffsets(int64_t batch_id, const OffsetSeq& offsets) {
+  std::string dir = fs::JoinPath(dir_, "offsets");
+  WEIR_RETURN_NOT_OK(fs_->CreateDirs(dir));
+  Status st = fs_->PutIfAbsent(fs::JoinPath(dir, std::to_string(batch_id)), SerializeOffsets(offsets));
+  if (st.IsAlreadyExists()) {
+    return Status::AlreadyExists("offsets/" + std::to_string(batch_id) + " already exists in " + dir_ +
+                                 ": another query is using this checkpoint");
+  }
+  return st;
+}
+
+Status Checkpoint::WriteCommit(int64_t batch_id, const CommitMetadata& commit) {
+  std::string dir = fs::JoinPath(dir_, "commits");
+  WEIR_RETURN_NOT_OK(fs_->CreateDirs(dir));
+  Status st = fs_->PutIfAbsent(fs::JoinPath(dir, std::to_string(batch_id)), SerializeCommit(commit));
+  if (st.IsAlreadyExists()) {
+    return Status::AlreadyExists("commits/" + std::to_string(batch_id) + " already exists in " + dir_ +
+                                 ": another query is using this checkpoint");
+  }
+  return st;
+}
+
+Status Checkpoint::Purge(int64_t latest_batch_id, int64_t keep) {
+  const int64_t threshold = latest_batch_id - keep + 1;
+  for (const char* sub : {"offsets", "commits"}) {
+    WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> ids, ListIds(sub));
+    for (int64_t id : ids) {
+      if (id >= threshold) break;
+      Status st = fs_->Delete(fs::JoinPath(fs::JoinPath(dir_, sub), std::to_string(id)));
+      if (!st.ok() && !st.IsNotFound()) return st;
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace weir::stream

@@ -1,0 +1,94 @@
+// A streaming query's checkpoint folder in Spark's layout and formats (docs/checkpoint-format.md):
+// metadata (query id), offsets/N (write-ahead log, before batch N runs), commits/N (after its sink
+// commit), sources/i/0 (initial offsets). Files are created with put-if-absent and never replaced.
+// Restart decisions follow Spark's MicroBatchExecution. Not thread-safe; one writer per folder.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "fs/file_system.h"
+
+namespace weir::stream {
+
+// The contents of offsets/N.
+struct OffsetSeq {
+  int64_t batch_watermark_ms = 0;
+  int64_t batch_timestamp_ms = 0;
+  std::map<std::string, std::string> conf;
+  // One entry per source, in source order: the offset JSON, or nullopt for "-".
+  std::vector<std::optional<std::string>> sources;
+};
+
+// The contents of commits/N.
+struct CommitMetadata {
+  int64_t next_batch_watermark_ms = 0;
+};
+
+// What to do on (re)start.
+struct RestartPlan {
+  enum class Kind {
+    kFresh,     // no batch yet: run batch 0 from the sources' initial offsets
+    kNextBatch, // batch `batch_id - 1` is committed: run `batch_id` starting at `start`
+    kRerun,     // batch `batch_id` was logged but not committed: run it again over [start, end]
+  };
+  Kind kind = Kind::kFresh;
+  int64_t batch_id = 0;
+  std::optional<OffsetSeq> start;  // offsets/(batch_id - 1); absent for batch 0
+  std::optional<OffsetSeq> end;    // kRerun: offsets/batch_id (its exact range, timestamp, watermark)
+  int64_t watermark_ms = 0;        // the watermark the next batch uses
+};
+
+class Checkpoint {
+ public:
+  // Opens (creating when absent) the folder; writes `metadata` with a new query id on first use.
+  static Result<std::unique_ptr<Checkpoint>> Open(fs::FileSystem* fs, std::string dir);
+  // Opens an existing folder without creating anything (inspection). NotFound when absent.
+  static Result<std::unique_ptr<Checkpoint>> OpenExisting(fs::FileSystem* fs, std::string dir);
+
+  const std::string& query_id() const { return query_id_; }
+  const std::string& dir() const { return dir_; }
+
+  // Batch ids present, ascending.
+  Result<std::vector<int64_t>> OffsetIds() const;
+  Result<std::vector<int64_t>> CommitIds() const;
+  Result<OffsetSeq> ReadOffsets(int64_t batch_id) const;
+  Result<CommitMetadata> ReadCommit(int64_t batch_id) const;
+  // Decides where to resume, per Spark's rules; Corruption for inconsistent folders.
+  Result<RestartPlan> PlanRestart() const;
+
+  // Initial offsets of source `index` (sources/index/0): read, or write once.
+  Result<std::optional<std::string>> ReadInitialOffsets(int index) const;
+  Status WriteInitialOffsets(int index, const std::string& json);
+
+  // AlreadyExists when the file exists (another query is using this checkpoint).
+  Status WriteOffsets(int64_t batch_id, const OffsetSeq& offsets);
+  Status WriteCommit(int64_t batch_id, const CommitMetadata& commit);
+  // Deletes offsets and commits older than `latest_batch_id - (keep - 1)`.
+  Status Purge(int64_t latest_batch_id, int64_t keep = 100);
+
+  // File formats, exposed for tests and for `weir checkpoint inspect`.
+  static std::string SerializeOffsets(const OffsetSeq& offsets);
+  static Result<OffsetSeq> ParseOffsets(std::string_view text, const std::string& path);
+  static std::string SerializeCommit(const CommitMetadata& commit);
+  static Result<CommitMetadata> ParseCommit(std::string_view text, const std::string& path);
+
+ private:
+  Checkpoint(fs::FileSystem* fs, std::string dir) : fs_(fs), dir_(std::move(dir)) {}
+  Status LoadMetadata(bool create);
+  Result<std::vector<int64_t>> ListIds(const std::string& sub) const;
+
+  fs::FileSystem* fs_;
+  std::string dir_;
+  std::string query_id_;
+};
+
+// A random version-4 UUID, as Spark makes query ids.
+std::string NewUuid();
+
+}  // namespace weir::stream

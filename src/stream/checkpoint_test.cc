@@ -1,0 +1,221 @@
+#include "stream/checkpoint.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "base/testing.h"
+#include "fs/local_file_system.h"
+
+namespace weir::stream {
+namespace {
+
+namespace stdfs = std::filesystem;
+
+// The Spark-written fixtures (shared/conformance/spark-checkpoints); empty when absent.
+std::string SparkFixtures() {
+  const char* dir = std::getenv("WEIR_CONFORMANCE_DIR");
+  std::string base = dir ? dir : std::string(std::getenv("WEIR_SOURCE_DIR") ? std::getenv("WEIR_SOURCE_DIR") : ".") +
+                                     "/../shared/conformance";
+  std::string path = base + "/spark-checkpoints";
+  return stdfs::exists(path) ? path : "";
+}
+
+#define REQUIRE_FIXTURES(var)                                                         \
+  std::string var = SparkFixtures();                                                  \
+  if (var.empty()) {                                                                  \
+    if (std::getenv("CI") && std::string(std::getenv("CI")) == "true") {              \
+      FAIL() << "conformance corpus missing under CI (set WEIR_CONFORMANCE_DIR)";     \
+    }                                                                                 \
+    GTEST_SKIP() << "SKIPPED LOUDLY: spark-checkpoints corpus not found";             \
+  }
+
+class CheckpointTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/weir-checkpoint-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+  }
+  void TearDown() override { stdfs::remove_all(dir_); }
+  void Write(const std::string& rel, const std::string& content) {
+    std::string path = dir_ + "/" + rel;
+    stdfs::create_directories(stdfs::path(path).parent_path());
+    ASSERT_OK(fs::WriteStringToFile(&fs_, path, content, false));
+  }
+  // Copies a Spark fixture folder into the temp dir (the corpus is read-only).
+  std::string CopyFixture(const std::string& fixtures, const std::string& rel) {
+    std::string dst = dir_ + "/copy";
+    stdfs::copy(fixtures + "/" + rel, dst, stdfs::copy_options::recursive);
+    return dst;
+  }
+
+  fs::LocalFileSystem fs_;
+  std::string dir_;
+};
+
+TEST_F(CheckpointTest, FreshFolderGetsAQueryIdOnce) {
+  ASSERT_OK_AND_ASSIGN(auto cp, Checkpoint::Open(&fs_, dir_ + "/cp"));
+  EXPECT_EQ(cp->query_id().size(), 36u);
+  ASSERT_OK_AND_ASSIGN(RestartPlan plan, cp->PlanRestart());
+  EXPECT_EQ(plan.kind, RestartPlan::Kind::kFresh);
+  ASSERT_OK_AND_ASSIGN(auto again, Checkpoint::Open(&fs_, dir_ + "/cp"));
+  EXPECT_EQ(again->query_id(), cp->query_id());
+  ASSERT_OK_AND_ASSIGN(std::string metadata, fs::ReadFileToString(&fs_, dir_ + "/cp/metadata"));
+  EXPECT_EQ(metadata, "{\"id\":\"" + cp->query_id() + "\"}");
+}
+
+TEST_F(CheckpointTest, RestartFollowsSparkRules) {
+  ASSERT_OK_AND_ASSIGN(auto cp, Checkpoint::Open(&fs_, dir_ + "/cp"));
+  OffsetSeq o0{0, 1000, {{"spark.sql.shuffle.partitions", "200"}}, {R"({"t":{"0":5}})"}};
+  OffsetSeq o1{0, 2000, {}, {R"({"t":{"0":9}})"}};
+  ASSERT_OK(cp->WriteOffsets(0, o0));
+  ASSERT_OK_AND_ASSIGN(RestartPlan p, cp->PlanRestart());
+  EXPECT_EQ(p.kind, RestartPlan::Kind::kRerun);
+  EXPECT_EQ(p.batch_id, 0);
+  EXPECT_FALSE(p.start.has_value());
+  EXPECT_EQ(p.end->batch_timestamp_ms, 1000);
+  ASSERT_OK(cp->WriteCommit(0, {0}));
+  ASSERT_OK(cp->WriteOffsets(1, o1));
+  ASSERT_OK_AND_ASSIGN(p, cp->PlanRestart());
+  EXPECT_EQ(p.kind, RestartPlan::Kind::kRerun);
+  EXPECT_EQ(p.batch_id, 1);
+  EXPECT_EQ(*p.start->sources[0], R"({"t":{"0":5}})");
+  EXPECT_EQ(*p.end->sources[0], R"({"t":{"0":9}})");
+  ASSERT_OK(cp->WriteCommit(1, {1234}));
+  ASSERT_OK_AND_ASSIGN(p, cp->PlanRestart());
+  EXPECT_EQ(p.kind, RestartPlan::Kind::kNextBatch);
+  EXPECT_EQ(p.batch_id, 2);
+  EXPECT_EQ(p.watermark_ms, 1234);
+  EXPECT_EQ(*p.start->sources[0], R"({"t":{"0":9}})");
+  // Files are never replaced.
+  ASSERT_STATUS_CODE(kAlreadyExists, cp->WriteOffsets(1, o1));
+  ASSERT_STATUS_CODE(kAlreadyExists, cp->WriteCommit(1, {0}));
+}
+
+TEST_F(CheckpointTest, OffsetsFormatMatchesSpark) {
+  OffsetSeq o{7, 1568508285207, {{"spark.sql.shuffle.partitions", "5"}}, {R"({"t":{"0":3}})", std::nullopt}};
+  std::string text = Checkpoint::SerializeOffsets(o);
+  EXPECT_EQ(text,
+            "v1\n{\"batchTimestampMs\":1568508285207,\"batchWatermarkMs\":7,\"conf\":{\"spark.sql."
+            "shuffle.partitions\":\"5\"}}\n{\"t\":{\"0\":3}}\n-");
+  ASSERT_OK_AND_ASSIGN(OffsetSeq back, Checkpoint::ParseOffsets(text + "\n", "x"));
+  EXPECT_EQ(back.batch_watermark_ms, 7);
+  EXPECT_EQ(back.sources.size(), 2u);
+  EXPECT_FALSE(back.sources[1].has_value());
+  EXPECT_EQ(Checkpoint::SerializeCommit({42}), "v1\n{\"nextBatchWatermarkMs\":42}");
+  ASSERT_OK_AND_ASSIGN(CommitMetadata c, Checkpoint::ParseCommit("v1\n{}", "x"));
+  EXPECT_EQ(c.next_batch_watermark_ms, 0);
+}
+
+TEST_F(CheckpointTest, CorruptFilesAreReportedNotRepaired) {
+  struct Case {
+    const char* content;
+    const char* message;
+  } cases[] = {
+      {"", "Incomplete log file"},
+      {"v2\n{}\n{}", "maximum supported log version is v1, but encountered v2"},
+      {"x1\n{}", "malformed"},
+      {"v1\n{not json", "not valid JSON"},
+      {"v1\n{}\n{\"t\":", "source offset (line 3)"},
+  };
+  for (const auto& c : cases) {
+    auto r = Checkpoint::ParseOffsets(c.content, "/cp/offsets/3");
+    ASSERT_STATUS_CODE(kCorruption, r);
+    EXPECT_NE(r.status().message().find(c.message), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find("/cp/offsets/3"), std::string::npos);
+  }
+  ASSERT_STATUS_CODE(kCorruption, Checkpoint::ParseCommit("", "/cp/commits/1"));
+  ASSERT_STATUS_CODE(kCorruption, Checkpoint::ParseCommit("v1\n[", "/cp/commits/1"));
+}
+
+TEST_F(CheckpointTest, InconsistentFoldersAreCorruption) {
+  Write("cp/metadata", R"({"id":"q"})");
+  Write("cp/offsets/0", "v1\n{}\n{}");
+  Write("cp/offsets/2", "v1\n{}\n{}");
+  ASSERT_OK_AND_ASSIGN(auto cp, Checkpoint::Open(&fs_, dir_ + "/cp"));
+  auto plan = cp->PlanRestart();
+  ASSERT_STATUS_CODE(kCorruption, plan);
+  EXPECT_NE(plan.status().message().find("batches (1) don't exist (startId: 0, endId: 2)"), std::string::npos);
+  Write("cp/offsets/1", "v1\n{}\n{}");
+  Write("cp/commits/5", "v1\n{}");
+  ASSERT_STATUS_CODE(kCorruption, cp->PlanRestart());
+  // Offsets without metadata: never a silent fresh start.
+  Write("other/offsets/0", "v1\n{}\n{}");
+  ASSERT_STATUS_CODE(kCorruption, Checkpoint::Open(&fs_, dir_ + "/other"));
+  Write("bad/metadata", "{}");
+  ASSERT_STATUS_CODE(kCorruption, Checkpoint::Open(&fs_, dir_ + "/bad"));
+}
+
+TEST_F(CheckpointTest, PurgeKeepsTheLastHundred) {
+  ASSERT_OK_AND_ASSIGN(auto cp, Checkpoint::Open(&fs_, dir_ + "/cp"));
+  for (int64_t b = 0; b < 105; ++b) {
+    ASSERT_OK(cp->WriteOffsets(b, OffsetSeq{0, b, {}, {"{}"}}));
+    ASSERT_OK(cp->WriteCommit(b, {}));
+  }
+  ASSERT_OK(cp->Purge(104));
+  ASSERT_OK_AND_ASSIGN(auto ids, cp->OffsetIds());
+  EXPECT_EQ(ids.size(), 100u);
+  EXPECT_EQ(ids.front(), 5);
+  ASSERT_OK_AND_ASSIGN(RestartPlan p, cp->PlanRestart());
+  EXPECT_EQ(p.batch_id, 105);
+}
+
+TEST_F(CheckpointTest, ReadsSparkKafkaCheckpoint) {
+  REQUIRE_FIXTURES(fixtures);
+  std::string dir = CopyFixture(fixtures,
+      "spark-kafka-0-10-sql/structured-streaming/checkpoint-version-2.4.3-kafka-include-headers-default");
+  ASSERT_OK_AND_ASSIGN(auto cp, Checkpoint::Open(&fs_, dir));
+  EXPECT_EQ(cp->query_id(), "fc415a71-f0a2-4c3c-aeaf-f9e258c3f726");
+  ASSERT_OK_AND_ASSIGN(RestartPlan plan, cp->PlanRestart());
+  EXPECT_EQ(plan.kind, RestartPlan::Kind::kNextBatch);
+  EXPECT_EQ(plan.batch_id, 1);
+  EXPECT_EQ(plan.start->batch_timestamp_ms, 1568508285207);
+  EXPECT_EQ(plan.start->conf.at("spark.sql.shuffle.partitions"), "5");
+  ASSERT_EQ(plan.start->sources.size(), 1u);
+  EXPECT_NE(plan.start->sources[0]->find("\"2\":3"), std::string::npos);
+  ASSERT_OK_AND_ASSIGN(auto initial, cp->ReadInitialOffsets(0));
+  ASSERT_TRUE(initial.has_value());
+  EXPECT_EQ(initial->substr(0, 20), "{\"spark-test-topic-2");
+  // weir continues the query: the next offsets file is batch 1, readable as Spark writes it.
+  OffsetSeq next = *plan.start;
+  next.batch_timestamp_ms = 1568508290000;
+  ASSERT_OK(cp->WriteOffsets(1, next));
+  ASSERT_OK_AND_ASSIGN(RestartPlan rerun, cp->PlanRestart());
+  EXPECT_EQ(rerun.kind, RestartPlan::Kind::kRerun);
+  EXPECT_EQ(rerun.batch_id, 1);
+}
+
+TEST_F(CheckpointTest, SparkFixturesResumeAsExpected) {
+  REQUIRE_FIXTURES(fixtures);
+  struct Case {
+    const char* dir;
+    RestartPlan::Kind kind;
+    int64_t batch;
+    bool corrupt;
+  } cases[] = {
+      {"spark-sql-core/structured-streaming/checkpoint-version-2.1.0", RestartPlan::Kind::kRerun, 1, false},
+      {"spark-sql-core/structured-streaming/checkpoint-version-2.3.1-without-commit-log-metadata",
+       RestartPlan::Kind::kNextBatch, 2, false},
+      {"spark-sql-core/structured-streaming/checkpoint-version-2.3.1-for-multi-watermark-policy",
+       RestartPlan::Kind::kNextBatch, 2, false},
+      {"spark-sql-core/structured-streaming/checkpoint-test-offsetId-commitId-inconsistent",
+       RestartPlan::Kind::kFresh, 0, true},
+  };
+  for (const auto& c : cases) {
+    stdfs::remove_all(dir_ + "/copy");
+    std::string dir = CopyFixture(fixtures, c.dir);
+    ASSERT_OK_AND_ASSIGN(auto cp, Checkpoint::Open(&fs_, dir));
+    auto plan = cp->PlanRestart();
+    if (c.corrupt) {
+      ASSERT_STATUS_CODE(kCorruption, plan);
+      continue;
+    }
+    ASSERT_OK(plan.status());
+    EXPECT_EQ(plan->kind, c.kind) << c.dir;
+    EXPECT_EQ(plan->batch_id, c.batch) << c.dir;
+  }
+}
+
+}  // namespace
+}  // namespace weir::stream
