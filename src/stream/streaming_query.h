@@ -1,0 +1,82 @@
+// StreamingQuery: one flow from a Kafka / Event Hubs topic into one Delta table, run as Spark's
+// MicroBatchExecution runs it, exactly once:
+//   latestOffset -> offsets/N written (walCommit) -> records read and transformed (getBatch) ->
+//   data files + one Delta commit with txn(appId = query id, version = N) and, per source
+//   partition, txn(appId = "weir:<flow>:<topic>:<partition>", version = next offset) (addBatch) ->
+//   commits/N written (commitOffsets) -> progress reported.
+// A batch whose txn is already in the table is skipped; a batch logged but not committed is re-run
+// over exactly its logged range. Without a checkpoint, a table holding this flow's per-partition
+// txns resumes from them. Memory is bounded by one chunk of records plus one Parquet row group.
+// Not thread-safe: Run() on one thread; RequestStop() from any.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "columnar/column.h"
+#include "fs/file_system.h"
+#include "kafka/options.h"
+#include "stream/progress.h"
+#include "stream/trigger.h"
+
+namespace weir::stream {
+
+// The flow's SELECT: turns source rows into table rows. Implementations must not keep references
+// to the input beyond Apply() unless they share its buffers (Column::ShareBuffersFrom).
+class Transform {
+ public:
+  virtual ~Transform() = default;
+  virtual const columnar::Schema& output_schema() const = 0;
+  // `batch_timestamp_ms` is the batch's logical time (current_timestamp() in Spark).
+  virtual Result<columnar::Batch> Apply(const columnar::Batch& input, int64_t batch_timestamp_ms) = 0;
+};
+
+struct KafkaFlowSpec {
+  std::string name;            // the streaming table's full name, e.g. sales.bronze.orders_raw
+  std::string table_path;      // the Delta table folder
+  std::string checkpoint_dir;  // the flow's checkpoint folder
+  kafka::KafkaSourceOptions source;
+  std::shared_ptr<Transform> transform;  // nullptr: write the Kafka columns as they are
+  std::vector<std::string> partition_by;
+  std::map<std::string, std::string> table_properties;
+};
+
+struct QueryOptions {
+  Trigger trigger;
+  std::function<void(const QueryProgress&)> on_progress;
+  std::function<void(const std::string&)> log;  // one line each: warnings, restarts, skips
+  int64_t chunk_records = 20000;                 // records read, transformed and written at a time
+};
+
+class StreamingQuery {
+ public:
+  static Result<std::unique_ptr<StreamingQuery>> Open(fs::FileSystem* fs, KafkaFlowSpec spec,
+                                                      QueryOptions options);
+  ~StreamingQuery();
+
+  // Runs batches until the trigger is done (availableNow, once) or RequestStop(). A stop between
+  // batches or inside one leaves no partial commit: the batch is re-run on restart.
+  Status Run();
+  void RequestStop() { stop_.store(true); }
+
+  const std::string& id() const;
+  int64_t batches_run() const { return batches_run_; }
+  int64_t rows_written() const { return rows_written_; }
+  // Offsets the next batch starts from.
+  std::string next_offsets_json() const;
+
+ private:
+  class Impl;
+  explicit StreamingQuery(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  std::atomic<bool> stop_{false};
+  int64_t batches_run_ = 0;
+  int64_t rows_written_ = 0;
+};
+
+}  // namespace weir::stream
