@@ -1,0 +1,916 @@
+#include "kafka/consumer.h"
+
+#include <librdkafka/rdkafka.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <thread>
+
+// libstdc++ 12's <regex> trips -Wmaybe-uninitialized at -O1 (a false positive).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <regex>
+#pragma GCC diagnostic pop
+
+#include "kafka/oauth.h"
+#include "kafka/rdkafka_errors.h"
+
+namespace weir::kafka {
+
+// subscribePattern as Spark applies it: an unanchored search over topic names.
+class TopicPattern {
+ public:
+  explicit TopicPattern(const std::string& pattern) : regex_(pattern, std::regex::ECMAScript) {}
+  bool Matches(const std::string& topic) const { return std::regex_search(topic, regex_); }
+
+ private:
+  std::regex regex_;
+};
+
+namespace {
+
+constexpr size_t kMaxLogLines = 200;
+
+
+// RAII for rd_kafka_topic_partition_list_t.
+struct PartitionList {
+  rd_kafka_topic_partition_list_t* list;
+  explicit PartitionList(int size) : list(rd_kafka_topic_partition_list_new(size)) {}
+  ~PartitionList() { rd_kafka_topic_partition_list_destroy(list); }
+  PartitionList(const PartitionList&) = delete;
+  PartitionList& operator=(const PartitionList&) = delete;
+  rd_kafka_topic_partition_t* Add(const TopicPartition& tp, int64_t offset) {
+    rd_kafka_topic_partition_t* p =
+        rd_kafka_topic_partition_list_add(list, tp.topic.c_str(), tp.partition);
+    p->offset = offset;
+    return p;
+  }
+};
+
+struct MetadataHolder {
+  const rd_kafka_metadata_t* md = nullptr;
+  ~MetadataHolder() {
+    if (md != nullptr) rd_kafka_metadata_destroy(md);
+  }
+};
+
+std::optional<std::string_view> Bytes(const void* data, size_t size) {
+  if (data == nullptr) return std::nullopt;
+  return std::string_view(static_cast<const char*>(data), size);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// RecordView / RecordBatch
+
+size_t RecordView::header_count() const {
+  return headers == nullptr ? 0 : rd_kafka_header_cnt(headers);
+}
+
+HeaderView RecordView::header(size_t i) const {
+  const char* name = nullptr;
+  const void* value = nullptr;
+  size_t size = 0;
+  HeaderView out;
+  if (rd_kafka_header_get_all(headers, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    out.key = name == nullptr ? std::string_view() : std::string_view(name);
+    out.value = Bytes(value, size);
+  }
+  return out;
+}
+
+RecordBatch::RecordBatch(RecordBatch&& other) noexcept
+    : records_(std::move(other.records_)),
+      messages_(std::move(other.messages_)),
+      payload_bytes_(other.payload_bytes_) {
+  other.records_.clear();
+  other.messages_.clear();
+  other.payload_bytes_ = 0;
+}
+
+RecordBatch& RecordBatch::operator=(RecordBatch&& other) noexcept {
+  if (this != &other) {
+    Release();
+    records_ = std::move(other.records_);
+    messages_ = std::move(other.messages_);
+    payload_bytes_ = other.payload_bytes_;
+    other.records_.clear();
+    other.messages_.clear();
+    other.payload_bytes_ = 0;
+  }
+  return *this;
+}
+
+RecordBatch::~RecordBatch() { Release(); }
+
+void RecordBatch::Release() {
+  records_.clear();
+  for (rd_kafka_message_t* m : messages_) rd_kafka_message_destroy(m);
+  messages_.clear();
+  payload_bytes_ = 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// KafkaSource
+
+KafkaSource::KafkaSource(KafkaSourceOptions options, KafkaSourceConfig config)
+    : options_(std::move(options)), config_(std::move(config)) {}
+
+KafkaSource::~KafkaSource() {
+  for (auto& [tp, slot] : assignment_) DropCarry(&slot);
+  if (queue_ != nullptr) rd_kafka_queue_destroy(queue_);
+  if (rk_ != nullptr) {
+    rd_kafka_consumer_close(rk_);
+    rd_kafka_destroy(rk_);
+  }
+}
+
+int64_t KafkaSource::NowMs() const {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void KafkaSource::AddLog(std::string line) {
+  std::lock_guard<std::mutex> lock(log_mutex_);
+  log_.push_back(options_.redactor.Scrub(line));
+  while (log_.size() > kMaxLogLines) log_.pop_front();
+}
+
+void KafkaSource::LogCallback(const rd_kafka_t* rk, int level, const char* facility,
+                              const char* buf) {
+  auto* self = static_cast<KafkaSource*>(rd_kafka_opaque(rk));
+  if (self == nullptr) return;
+  self->AddLog(std::string("librdkafka ") + (level <= 3 ? "error " : level <= 4 ? "warning " : "") +
+               facility + ": " + buf);
+}
+
+void KafkaSource::ErrorCallback(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
+  auto* self = static_cast<KafkaSource*>(opaque);
+  if (self == nullptr) return;
+  std::string line = std::string(rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err))) +
+                     ": " + reason;
+  line = self->options_.redactor.Scrub(line);
+  {
+    std::lock_guard<std::mutex> lock(self->log_mutex_);
+    self->last_error_ = line;
+  }
+  self->AddLog("librdkafka error " + line);
+}
+
+void KafkaSource::TokenRefreshCallback(rd_kafka_t* rk, const char* /*config*/, void* opaque) {
+  auto* self = static_cast<KafkaSource*>(opaque);
+  auto token = self->config_.token_source->Token();
+  if (!token.ok()) {
+    std::string msg = self->options_.redactor.Scrub(token.status().ToString());
+    rd_kafka_oauthbearer_set_token_failure(rk, msg.c_str());
+    self->AddLog("OAUTHBEARER token request failed: " + msg);
+    std::lock_guard<std::mutex> lock(self->log_mutex_);
+    self->last_error_ = msg;
+    return;
+  }
+  char errstr[512];
+  if (rd_kafka_oauthbearer_set_token(rk, token->value.c_str(), token->expires_at_ms,
+                                     token->principal.c_str(), nullptr, 0, errstr,
+                                     sizeof(errstr)) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    std::string msg = self->options_.redactor.Scrub(errstr);
+    rd_kafka_oauthbearer_set_token_failure(rk, msg.c_str());
+    self->AddLog("OAUTHBEARER token rejected by librdkafka: " + msg);
+  }
+}
+
+Result<std::unique_ptr<KafkaSource>> KafkaSource::Open(KafkaSourceOptions options,
+                                                       KafkaSourceConfig config) {
+  std::unique_ptr<KafkaSource> source(new KafkaSource(std::move(options), std::move(config)));
+  WEIR_RETURN_NOT_OK(source->Init());
+  return source;
+}
+
+Status KafkaSource::Init() {
+  const Redactor& redactor = options_.redactor;
+  if (options_.subscription.kind == Subscription::Kind::kSubscribePattern) {
+    try {
+      pattern_ = std::make_unique<TopicPattern>(options_.subscription.pattern);
+    } catch (const std::regex_error& e) {
+      return Status::InvalidArgument("subscribePattern '" + options_.subscription.pattern +
+                                     "' is not a valid regular expression: " + e.what());
+    }
+  }
+  if (options_.oauth && !config_.token_source) {
+    WEIR_ASSIGN_OR_RETURN(auto poster, MakeCurlHttpsPoster(config_.request_timeout_ms));
+    config_.token_source = std::make_shared<ClientCredentialsTokenSource>(
+        *options_.oauth, options_.redactor, std::move(poster));
+  }
+  group_id_ = options_.MakeGroupId();
+
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  char errstr[512];
+  auto set = [&](const std::string& name, const std::string& value) -> Status {
+    if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), errstr, sizeof(errstr)) !=
+        RD_KAFKA_CONF_OK) {
+      return redactor.Scrub(Status::InvalidArgument("Kafka client property '" + name +
+                                                    "' rejected: " + errstr));
+    }
+    return Status::OK();
+  };
+  Status st;
+  for (const auto& [name, value] : options_.client_config) {
+    st = set(name, value);
+    if (!st.ok()) break;
+  }
+  // Offsets are weir's business: nothing is committed, nothing reset behind its back, and the
+  // end of a partition is reported so reads of compacted/transactional tails finish.
+  if (st.ok()) st = set("group.id", group_id_);
+  if (st.ok()) st = set("enable.auto.commit", "false");
+  if (st.ok()) st = set("enable.auto.offset.store", "false");
+  if (st.ok()) st = set("auto.offset.reset", "error");
+  if (st.ok()) st = set("enable.partition.eof", "true");
+  if (st.ok() && !options_.ClientConfig("client.id")) st = set("client.id", "weir");
+  // A fetch waiting for data at a range's end delays the next batch's first fetch: keep the
+  // broker-side wait short unless the user chose one.
+  if (st.ok() && !options_.ClientConfig("fetch.wait.max.ms")) st = set("fetch.wait.max.ms", "100");
+  if (!st.ok()) {
+    rd_kafka_conf_destroy(conf);
+    return st;
+  }
+  rd_kafka_conf_set_opaque(conf, this);
+  rd_kafka_conf_set_log_cb(conf, &KafkaSource::LogCallback);
+  rd_kafka_conf_set_error_cb(conf, &KafkaSource::ErrorCallback);
+  if (config_.token_source) {
+    rd_kafka_conf_set_oauthbearer_token_refresh_cb(conf, &KafkaSource::TokenRefreshCallback);
+    rd_kafka_conf_enable_sasl_queue(conf, 1);
+  }
+  rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof(errstr));
+  if (rk_ == nullptr) {
+    rd_kafka_conf_destroy(conf);
+    return redactor.Scrub(
+        Status::InvalidArgument(std::string("cannot create the Kafka client: ") + errstr));
+  }
+  if (config_.token_source) {
+    // Serve token refreshes on librdkafka's background thread: weir does not poll the main
+    // queue while it waits for metadata.
+    if (rd_kafka_error_t* error = rd_kafka_sasl_background_callbacks_enable(rk_)) {
+      std::string msg = rd_kafka_error_string(error);
+      rd_kafka_error_destroy(error);
+      return Status::Internal("cannot serve OAUTHBEARER token refreshes: " + msg);
+    }
+  }
+  rd_kafka_poll_set_consumer(rk_);
+  queue_ = rd_kafka_queue_get_consumer(rk_);
+  return Status::OK();
+}
+
+std::vector<std::string> KafkaSource::TakeClientLog() {
+  std::lock_guard<std::mutex> lock(log_mutex_);
+  std::vector<std::string> out(log_.begin(), log_.end());
+  log_.clear();
+  return out;
+}
+
+std::string KafkaSource::LastClientError() {
+  std::lock_guard<std::mutex> lock(log_mutex_);
+  return last_error_;
+}
+
+Result<std::vector<std::string>> KafkaSource::ListTopics() {
+  MetadataHolder holder;
+  rd_kafka_resp_err_t err = rd_kafka_metadata(rk_, 1, nullptr, &holder.md,
+                                              config_.request_timeout_ms);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    std::string last = LastClientError();
+    return options_.redactor.Scrub(StatusFromKafkaError(
+        err, "cannot fetch metadata from " + options_.BootstrapServers() +
+                 (last.empty() ? "" : " (last client error: " + last + ")")));
+  }
+  std::vector<std::string> topics;
+  for (int i = 0; i < holder.md->topic_cnt; ++i) {
+    std::string name = holder.md->topics[i].topic;
+    if (name.rfind("__", 0) == 0) continue;
+    if (holder.md->topics[i].err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) continue;
+    topics.push_back(std::move(name));
+  }
+  std::sort(topics.begin(), topics.end());
+  return topics;
+}
+
+Result<std::set<TopicPartition>> KafkaSource::ListPartitions() {
+  MetadataHolder holder;
+  rd_kafka_resp_err_t err = rd_kafka_metadata(rk_, 1, nullptr, &holder.md,
+                                              config_.request_timeout_ms);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    std::string last = LastClientError();
+    return options_.redactor.Scrub(StatusFromKafkaError(
+        err, "cannot fetch metadata from " + options_.BootstrapServers() +
+                 (last.empty() ? "" : " (last client error: " + last + ")")));
+  }
+  std::map<std::string, const rd_kafka_metadata_topic_t*> by_name;
+  for (int i = 0; i < holder.md->topic_cnt; ++i) {
+    const rd_kafka_metadata_topic_t& t = holder.md->topics[i];
+    if (t.err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART) continue;
+    by_name[t.topic] = &t;
+  }
+  auto partitions_of = [&](const rd_kafka_metadata_topic_t* t,
+                           std::set<TopicPartition>* out) -> Status {
+    if (t->err != RD_KAFKA_RESP_ERR_NO_ERROR && t->partition_cnt == 0) {
+      return StatusFromKafkaError(t->err, "metadata of topic '" + std::string(t->topic) + "'");
+    }
+    for (int p = 0; p < t->partition_cnt; ++p) {
+      out->insert(TopicPartition{t->topic, t->partitions[p].id});
+    }
+    return Status::OK();
+  };
+  std::set<TopicPartition> out;
+  const Subscription& sub = options_.subscription;
+  switch (sub.kind) {
+    case Subscription::Kind::kSubscribe:
+      for (const auto& topic : sub.topics) {
+        auto it = by_name.find(topic);
+        if (it == by_name.end()) {
+          std::string known;
+          for (const auto& [name, t] : by_name) {
+            if (name.rfind("__", 0) == 0) continue;
+            known += (known.empty() ? "" : ", ") + name;
+          }
+          return Status::NotFound("topic '" + topic + "' does not exist on " +
+                                  options_.BootstrapServers() + " (topics there: " +
+                                  (known.empty() ? "none" : known) +
+                                  "); with Event Hubs the topic is the event hub's name");
+        }
+        WEIR_RETURN_NOT_OK(partitions_of(it->second, &out));
+      }
+      break;
+    case Subscription::Kind::kSubscribePattern:
+      for (const auto& [name, t] : by_name) {
+        if (name.rfind("__", 0) == 0) continue;  // internal topics
+        if (pattern_->Matches(name)) WEIR_RETURN_NOT_OK(partitions_of(t, &out));
+      }
+      break;
+    case Subscription::Kind::kAssign: {
+      std::set<TopicPartition> existing;
+      for (const auto& tp : sub.partitions) {
+        auto it = by_name.find(tp.topic);
+        if (it != by_name.end()) {
+          for (int p = 0; p < it->second->partition_cnt; ++p) {
+            if (it->second->partitions[p].id == tp.partition) existing.insert(tp);
+          }
+        }
+      }
+      out = std::move(existing);
+      break;
+    }
+  }
+  return out;
+}
+
+Result<PartitionOffsets> KafkaSource::QueryOffsets(const PartitionTimestamps& query,
+                                                   const char* what) {
+  if (query.empty()) return PartitionOffsets{};
+  Status last;
+  for (int attempt = 1; attempt <= options_.fetch_offset_num_retries; ++attempt) {
+    if (attempt > 1) {
+      std::this_thread::sleep_for(
+          std::chrono::milliseconds(options_.fetch_offset_retry_interval_ms));
+    }
+    PartitionList list(static_cast<int>(query.size()));
+    for (const auto& [tp, ts] : query) list.Add(tp, ts);
+    rd_kafka_resp_err_t err =
+        rd_kafka_offsets_for_times(rk_, list.list, config_.request_timeout_ms);
+    if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      std::string last_client = LastClientError();
+      last = StatusFromKafkaError(err, std::string("cannot list ") + what + " offsets on " +
+                                           options_.BootstrapServers() +
+                                           (last_client.empty() ? "" : " (last client error: " +
+                                                                          last_client + ")"));
+      if (!IsRetriableKafkaError(err)) break;
+      continue;
+    }
+    PartitionOffsets out;
+    Status partition_error;
+    for (int i = 0; i < list.list->cnt; ++i) {
+      const rd_kafka_topic_partition_t& p = list.list->elems[i];
+      TopicPartition tp{p.topic, p.partition};
+      if (p.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+        partition_error = StatusFromKafkaError(
+            p.err, std::string("cannot list ") + what + " offset of " + tp.ToString());
+        if (!IsRetriableKafkaError(p.err)) return options_.redactor.Scrub(partition_error);
+        break;
+      }
+      out[tp] = p.offset;
+    }
+    if (partition_error.ok()) return out;
+    last = partition_error;
+  }
+  return options_.redactor.Scrub(last);
+}
+
+Result<PartitionOffsets> KafkaSource::EarliestOffsets(const std::set<TopicPartition>& partitions) {
+  PartitionTimestamps query;
+  for (const auto& tp : partitions) query[tp] = RD_KAFKA_OFFSET_BEGINNING;
+  return QueryOffsets(query, "earliest");
+}
+
+Result<PartitionOffsets> KafkaSource::LatestOffsets(const std::set<TopicPartition>& partitions) {
+  PartitionTimestamps query;
+  for (const auto& tp : partitions) query[tp] = RD_KAFKA_OFFSET_END;
+  return QueryOffsets(query, "latest");
+}
+
+Result<PartitionOffsets> KafkaSource::LatestOffsets(const std::set<TopicPartition>& partitions,
+                                                    const PartitionOffsets& known) {
+  PartitionOffsets latest;
+  for (int attempt = 1; attempt <= options_.fetch_offset_num_retries; ++attempt) {
+    WEIR_ASSIGN_OR_RETURN(latest, LatestOffsets(partitions));
+    bool incorrect = false;
+    for (const auto& [tp, offset] : latest) {
+      auto it = known.find(tp);
+      if (it != known.end() && it->second > offset) {
+        incorrect = true;
+        AddLog("Found incorrect offsets in some partitions (partition, previous offset, fetched "
+               "offset): (" + tp.ToString() + "," + std::to_string(it->second) + "," +
+               std::to_string(offset) + ")");
+      }
+    }
+    if (!incorrect) break;
+    if (attempt < options_.fetch_offset_num_retries) {
+      std::this_thread::sleep_for(
+          std::chrono::milliseconds(options_.fetch_offset_retry_interval_ms));
+    }
+  }
+  return latest;
+}
+
+Result<PartitionOffsets> KafkaSource::OffsetsForTimes(const PartitionTimestamps& timestamps) {
+  for (const auto& [tp, ts] : timestamps) {
+    if (ts < 0) {
+      return Status::InvalidArgument("timestamp " + std::to_string(ts) + " for " + tp.ToString() +
+                                     " is negative; timestamps are milliseconds since the epoch");
+    }
+  }
+  return QueryOffsets(timestamps, "by-timestamp");
+}
+
+Result<PartitionOffsets> KafkaSource::InitialOffsets(DataLossReporter* reporter) {
+  WEIR_ASSIGN_OR_RETURN(std::set<TopicPartition> assigned, ListPartitions());
+  return ResolveStartingOffsets(options_.starting, options_.no_match_strategy, assigned, *this,
+                                reporter);
+}
+
+Result<std::unique_ptr<RangeReader>> KafkaSource::Read(std::vector<OffsetRange> ranges) {
+  if (reader_active_) {
+    return Status::Internal("a RangeReader is still active on this Kafka source");
+  }
+  std::sort(ranges.begin(), ranges.end(), [](const OffsetRange& a, const OffsetRange& b) {
+    return a.tp == b.tp ? a.from < b.from : a.tp < b.tp;
+  });
+  std::vector<RangeReader::PartitionState> states;
+  for (const auto& r : ranges) {
+    if (r.size() <= 0) continue;
+    if (r.from < 0) {
+      return Status::InvalidArgument("offset range of " + r.tp.ToString() + " starts at " +
+                                     std::to_string(r.from) + "; resolve -1/-2 first");
+    }
+    if (!states.empty() && states.back().tp == r.tp) {
+      if (states.back().until != r.from) {
+        return Status::InvalidArgument(
+            "offset ranges of " + r.tp.ToString() + " are not contiguous: [.., " +
+            std::to_string(states.back().until) + ") then [" + std::to_string(r.from) + ", ..)");
+      }
+      states.back().until = r.until;
+      continue;
+    }
+    RangeReader::PartitionState s;
+    s.tp = r.tp;
+    s.next = r.from;
+    s.until = r.until;
+    states.push_back(std::move(s));
+  }
+  std::unique_ptr<RangeReader> reader(new RangeReader(this, std::move(states)));
+  reader_active_ = true;
+  Status st = reader->Start();
+  if (!st.ok()) return st;  // the reader's destructor clears reader_active_
+  return reader;
+}
+
+void KafkaSource::DropCarry(AssignedPartition* slot) {
+  for (rd_kafka_message_t* m : slot->carry) rd_kafka_message_destroy(m);
+  slot->carry.clear();
+  slot->carry_bytes = 0;
+}
+
+AssignedPartition* KafkaSource::FindAssigned(const rd_kafka_message_t* m) {
+  if (last_found_ != nullptr && last_found_->rkt == m->rkt && last_found_->tp.partition == m->partition) {
+    return last_found_;
+  }
+  for (auto& [tp, slot] : assignment_) {
+    if (slot.rkt == m->rkt && tp.partition == m->partition) return last_found_ = &slot;
+  }
+  const char* topic = rd_kafka_topic_name(m->rkt);
+  auto it = assignment_.find(TopicPartition{topic, m->partition});
+  if (it == assignment_.end()) return nullptr;
+  it->second.rkt = m->rkt;
+  return last_found_ = &it->second;
+}
+
+Status KafkaSource::Reassign() {
+  PartitionList list(static_cast<int>(assignment_.size()));
+  for (auto& [tp, slot] : assignment_) {
+    list.Add(tp, slot.carry.empty() ? slot.handed : slot.carry.back()->offset + 1);
+    slot.broken = false;
+    slot.paused = false;
+  }
+  rd_kafka_resp_err_t err = rd_kafka_assign(rk_, list.list);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return StatusFromKafkaError(err, "cannot assign the partitions to read");
+  }
+  // A partition paused earlier stays paused across assign().
+  rd_kafka_resume_partitions(rk_, list.list);
+  return Status::OK();
+}
+
+void KafkaSource::Pause(AssignedPartition* slot) {
+  if (slot->paused) return;
+  PartitionList list(1);
+  list.Add(slot->tp, RD_KAFKA_OFFSET_INVALID);
+  rd_kafka_pause_partitions(rk_, list.list);
+  slot->paused = true;
+}
+
+void KafkaSource::Resume(const std::vector<AssignedPartition*>& slots) {
+  PartitionList list(static_cast<int>(slots.size()));
+  for (AssignedPartition* slot : slots) {
+    if (!slot->paused) continue;
+    list.Add(slot->tp, RD_KAFKA_OFFSET_INVALID);
+    slot->paused = false;
+  }
+  if (list.list->cnt > 0) rd_kafka_resume_partitions(rk_, list.list);
+}
+
+// ---------------------------------------------------------------------------------------------
+// RangeReader
+
+namespace {
+// Records of a partition held back between reads before its fetching is paused.
+constexpr size_t kMaxCarryRecords = 10000;
+constexpr size_t kMaxCarryBytes = 4 << 20;
+}  // namespace
+
+RangeReader::RangeReader(KafkaSource* source, std::vector<PartitionState> partitions)
+    : source_(source), partitions_(std::move(partitions)), pending_(partitions_.size()) {}
+
+RangeReader::~RangeReader() {
+  for (auto& s : partitions_) {
+    if (s.slot != nullptr) s.slot->reader_index = -1;
+  }
+  source_->reader_active_ = false;
+}
+
+PartitionOffsets RangeReader::positions() const {
+  PartitionOffsets out;
+  for (const auto& s : partitions_) out[s.tp] = s.done ? s.until : s.next;
+  return out;
+}
+
+Status RangeReader::Start() {
+  last_progress_ms_ = source_->NowMs();
+  if (pending_ == 0) return Status::OK();
+  // Partitions whose stream is already at the range start continue; the rest are repositioned.
+  std::vector<AssignedPartition*> continuing;
+  std::vector<PartitionState*> repositioned;
+  for (size_t i = 0; i < partitions_.size(); ++i) {
+    PartitionState& s = partitions_[i];
+    auto [it, inserted] = source_->assignment_.try_emplace(s.tp);
+    AssignedPartition* slot = &it->second;
+    s.slot = slot;
+    slot->reader_index = static_cast<int>(i);
+    if (inserted) slot->tp = s.tp;
+    if (inserted || slot->broken || slot->handed != s.next) {
+      KafkaSource::DropCarry(slot);
+      slot->handed = s.next;
+      repositioned.push_back(&s);
+    } else {
+      continuing.push_back(slot);
+    }
+  }
+  if (repositioned.empty()) {
+    source_->Resume(continuing);
+    return Status::OK();
+  }
+  // A repositioned range that starts below the earliest retained offset lost data before we
+  // began (retention).
+  std::set<TopicPartition> tps;
+  for (const PartitionState* s : repositioned) tps.insert(s->tp);
+  WEIR_ASSIGN_OR_RETURN(PartitionOffsets earliest, source_->EarliestOffsets(tps));
+  for (PartitionState* s : repositioned) {
+    auto it = earliest.find(s->tp);
+    if (it != earliest.end() && s->next < it->second) {
+      int64_t resume = std::min(it->second, s->until);
+      WEIR_RETURN_NOT_OK(Skip(s, resume, "Skip missing records in [" + std::to_string(s->next) +
+                                             ", " + std::to_string(resume) + ")"));
+    }
+  }
+  return source_->Reassign();
+}
+
+void RangeReader::MarkDone(PartitionState* state) {
+  if (state->done) return;
+  state->done = true;
+  --pending_;
+  last_progress_ms_ = source_->NowMs();
+  state->slot->handed = state->until;
+}
+
+Status RangeReader::Skip(PartitionState* state, int64_t to, const std::string& detail) {
+  DataLossReporter reporter(source_->options_.fail_on_data_loss);
+  WEIR_RETURN_NOT_OK(reporter.Report(
+      CouldNotReadOffsetRange(state->tp, state->next, to, source_->group_id_, detail)));
+  stats_.skipped_offsets += to - state->next;
+  stats_.warnings.push_back(reporter.events().back().warning);
+  source_->AddLog("warning: " + reporter.events().back().warning);
+  state->next = to;
+  state->slot->handed = to;
+  if (state->next >= state->until) MarkDone(state);
+  return Status::OK();
+}
+
+Status RangeReader::HandleGap(PartitionState* state, int64_t offset, bool* take_record) {
+  // Spark (KafkaDataConsumer.fetchRecord): offsets below the record that are still >= the
+  // earliest available offset are invisible (compaction, transaction markers); otherwise
+  // they aged out.
+  int64_t low = -1, high = -1;
+  rd_kafka_get_watermark_offsets(source_->rk_, state->tp.topic.c_str(), state->tp.partition, &low,
+                                 &high);
+  if (low < 0) {
+    rd_kafka_resp_err_t err =
+        rd_kafka_query_watermark_offsets(source_->rk_, state->tp.topic.c_str(), state->tp.partition,
+                                         &low, &high, source_->config_.request_timeout_ms);
+    if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      return source_->options_.redactor.Scrub(StatusFromKafkaError(
+          err, "cannot read the earliest offset of " + state->tp.ToString()));
+    }
+  }
+  *take_record = offset < state->until;
+  int64_t gap_end = std::min(offset, state->until);
+  if (low <= state->next) {
+    stats_.invisible_offsets += gap_end - state->next;
+    state->next = gap_end;
+    state->slot->handed = gap_end;
+    if (state->next >= state->until) MarkDone(state);
+    return Status::OK();
+  }
+  return Skip(state, gap_end,
+              "Skip missing records in [" + std::to_string(state->next) + ", " +
+                  std::to_string(gap_end) + ")");
+}
+
+Status RangeReader::HandleOutOfRange(PartitionState* state) {
+  ++stats_.out_of_range_resets;
+  int64_t low = -1, high = -1;
+  rd_kafka_resp_err_t err =
+      rd_kafka_query_watermark_offsets(source_->rk_, state->tp.topic.c_str(), state->tp.partition,
+                                       &low, &high, source_->config_.request_timeout_ms);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return source_->options_.redactor.Scrub(
+        StatusFromKafkaError(err, "cannot read the offsets of " + state->tp.ToString() +
+                                      " after an out-of-range fetch at offset " +
+                                      std::to_string(state->next)));
+  }
+  KafkaSource::DropCarry(state->slot);
+  // KafkaDataConsumer.getEarliestAvailableOffsetBetween.
+  if (state->next >= high && state->until > high) {
+    // The partition ends before the planned range does; wait for it (the poll timeout names
+    // it if it never comes), as Spark's consumer does.
+    state->high_watermark_seen = high;
+  } else if (low >= state->until) {
+    WEIR_RETURN_NOT_OK(Skip(state, state->until,
+                            "Cannot fetch offset " + std::to_string(state->next) +
+                                "; skip missing records in [" + std::to_string(state->next) +
+                                ", " + std::to_string(state->until) + ")"));
+  } else if (state->next >= low) {
+    source_->AddLog("Found a disappeared offset " + std::to_string(state->next) + " of " +
+                    state->tp.ToString() + ". Some data may be lost");
+  } else {
+    WEIR_RETURN_NOT_OK(Skip(state, low,
+                            "Cannot fetch offset " + std::to_string(state->next) +
+                                "; skip missing records in [" + std::to_string(state->next) +
+                                ", " + std::to_string(low) + ")"));
+  }
+  state->slot->handed = state->next;
+  return source_->Reassign();
+}
+
+Status RangeReader::Accept(PartitionState* state, rd_kafka_message_t* m, RecordBatch* batch) {
+  const bool include_headers = source_->options_.include_headers;
+  RecordView view;
+  view.key = Bytes(m->key, m->key_len);
+  view.value = Bytes(m->payload, m->len);
+  view.topic = rd_kafka_topic_name(m->rkt);
+  view.partition = m->partition;
+  view.offset = m->offset;
+  rd_kafka_timestamp_type_t ts_type;
+  view.timestamp_ms = rd_kafka_message_timestamp(m, &ts_type);
+  view.timestamp_type = ts_type == RD_KAFKA_TIMESTAMP_CREATE_TIME      ? 0
+                        : ts_type == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? 1
+                                                                         : -1;
+  if (ts_type == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE) view.timestamp_ms = -1;
+  int64_t bytes = static_cast<int64_t>(m->key_len + m->len);
+  if (include_headers) {
+    rd_kafka_headers_t* headers = nullptr;
+    if (rd_kafka_message_headers(m, &headers) == RD_KAFKA_RESP_ERR_NO_ERROR &&
+        headers != nullptr && rd_kafka_header_cnt(headers) > 0) {
+      view.headers = headers;
+      for (size_t h = 0; h < rd_kafka_header_cnt(headers); ++h) {
+        HeaderView hv = view.header(h);
+        bytes += static_cast<int64_t>(hv.key.size() + (hv.value ? hv.value->size() : 0));
+      }
+    }
+  }
+  batch->records_.push_back(view);
+  batch->messages_.push_back(m);
+  batch->payload_bytes_ += bytes;
+  stats_.records += 1;
+  stats_.payload_bytes += bytes;
+  state->next = m->offset + 1;
+  state->slot->handed = state->next;
+  last_progress_ms_ = source_->NowMs();
+  if (state->next >= state->until) MarkDone(state);
+  return Status::OK();
+}
+
+Status RangeReader::Offer(rd_kafka_message_t* m, RecordBatch* batch) {
+  AssignedPartition* slot = m->rkt != nullptr ? source_->FindAssigned(m) : nullptr;
+  PartitionState* state =
+      slot != nullptr && slot->reader_index >= 0 ? &partitions_[slot->reader_index] : nullptr;
+  if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    rd_kafka_resp_err_t err = m->err;
+    int64_t offset = m->offset;
+    std::string text = m->payload != nullptr
+                           ? std::string(static_cast<const char*>(m->payload), m->len)
+                           : std::string(rd_kafka_err2str(err));
+    rd_kafka_message_destroy(m);
+    if (err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+      if (state != nullptr && !state->done) {
+        state->high_watermark_seen = offset;
+        // The log ends at or past the range end: what is left is invisible (e.g. a trailing
+        // transaction marker) or lost.
+        if (offset >= state->until && state->next < state->until &&
+            (slot->carry.empty() || slot->carry.front()->offset >= state->until)) {
+          bool take = false;
+          return HandleGap(state, state->until, &take);
+        }
+      }
+      return Status::OK();
+    }
+    if (err == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET ||
+        err == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE) {
+      if (state != nullptr && !state->done) return HandleOutOfRange(state);
+      if (slot != nullptr) slot->broken = true;
+      return Status::OK();
+    }
+    std::string where = state != nullptr ? "reading " + state->tp.ToString() + " at offset " +
+                                                std::to_string(state->next)
+                                          : "Kafka consumer";
+    if (IsRetriableKafkaError(err)) {
+      source_->AddLog("retrying after " + where + ": " + text);
+      return Status::OK();
+    }
+    if (state == nullptr && slot != nullptr) {  // not part of this read: deal with it later
+      slot->broken = true;
+      source_->AddLog(where + " (" + slot->tp.ToString() + "): " + text);
+      return Status::OK();
+    }
+    return source_->options_.redactor.Scrub(StatusFromKafkaError(err, where + ": " + text));
+  }
+  if (slot == nullptr) {  // a partition no longer tracked
+    rd_kafka_message_destroy(m);
+    return Status::OK();
+  }
+  if (state == nullptr || state->done || m->offset >= state->until) {
+    // Past this read: keep it for the next one, which most likely starts right here.
+    if (m->offset < slot->handed || (!slot->carry.empty() && m->offset <= slot->carry.back()->offset)) {
+      rd_kafka_message_destroy(m);  // stale
+    } else {
+      slot->carry.push_back(m);
+      slot->carry_bytes += m->len + m->key_len;
+      if (slot->carry.size() >= kMaxCarryRecords || slot->carry_bytes >= kMaxCarryBytes) {
+        source_->Pause(slot);
+      }
+    }
+    if (state != nullptr && !state->done) {
+      bool take = false;
+      return HandleGap(state, state->until, &take);  // [next, until) had no visible record
+    }
+    return Status::OK();
+  }
+  if (m->offset < state->next) {
+    rd_kafka_message_destroy(m);  // already returned
+    return Status::OK();
+  }
+  if (m->offset > state->next) {
+    bool take = true;
+    Status st = HandleGap(state, m->offset, &take);
+    if (!st.ok()) {
+      rd_kafka_message_destroy(m);
+      return st;
+    }
+  }
+  return Accept(state, m, batch);
+}
+
+Result<RecordBatch> RangeReader::Next(size_t max_records) {
+  RecordBatch batch;
+  if (max_records == 0) max_records = 1;
+  batch.records_.reserve(std::min<size_t>(max_records, 65536));
+  batch.messages_.reserve(std::min<size_t>(max_records, 65536));
+  if (scratch_.size() < max_records) scratch_.resize(max_records);
+  const int64_t poll_timeout_ms = source_->options_.poll_timeout_ms;
+
+  // Records carried over from the previous read come first.
+  for (auto& s : partitions_) {
+    auto& carry = s.slot->carry;
+    while (!s.done && !carry.empty() && batch.size() < max_records) {
+      rd_kafka_message_t* m = carry.front();
+      carry.pop_front();
+      s.slot->carry_bytes -= std::min(s.slot->carry_bytes, m->len + m->key_len);
+      if (m->offset < s.next) {
+        rd_kafka_message_destroy(m);
+        continue;
+      }
+      if (m->offset >= s.until) {
+        carry.push_front(m);
+        s.slot->carry_bytes += m->len + m->key_len;
+        bool take = false;
+        WEIR_RETURN_NOT_OK(HandleGap(&s, s.until, &take));
+        break;
+      }
+      if (m->offset > s.next) {
+        bool take = true;
+        Status st = HandleGap(&s, m->offset, &take);
+        if (!st.ok()) {
+          rd_kafka_message_destroy(m);
+          return st;
+        }
+      }
+      WEIR_RETURN_NOT_OK(Accept(&s, m, &batch));
+    }
+  }
+
+  while (pending_ > 0 && batch.size() < max_records) {
+    // Wait for data only while the batch is still empty; otherwise take what is ready.
+    int wait_ms = batch.empty() ? 100 : 0;
+    ssize_t n = rd_kafka_consume_batch_queue(source_->queue_, wait_ms, scratch_.data(),
+                                             max_records - batch.size());
+    if (n < 0) {
+      return StatusFromKafkaError(rd_kafka_last_error(), "cannot consume from the fetch queue");
+    }
+    if (n == 0) {
+      if (!batch.empty()) break;
+      ++stats_.empty_polls;
+      const PartitionState* stuck = nullptr;
+      for (const auto& s : partitions_) {
+        if (!s.done) {
+          stuck = &s;
+          break;
+        }
+      }
+      if (!nudged_) {
+        // librdkafka 2.0.2's broker thread may sleep up to a second before it starts fetching
+        // a newly assigned partition; any request to the broker wakes it.
+        nudged_ = true;
+        int64_t low = -1, high = -1;
+        rd_kafka_query_watermark_offsets(source_->rk_, stuck->tp.topic.c_str(),
+                                         stuck->tp.partition, &low, &high, 1000);
+      }
+      if (source_->NowMs() - last_progress_ms_ > poll_timeout_ms) {
+        std::string last = source_->LastClientError();
+        std::string hw = stuck->high_watermark_seen >= 0
+                             ? "; the partition's end offset is " +
+                                   std::to_string(stuck->high_watermark_seen)
+                             : "";
+        return source_->options_.redactor.Scrub(Status::Unavailable(
+            "no records for " + std::to_string(poll_timeout_ms) +
+            " ms (kafkaConsumer.pollTimeoutMs) while reading topic-partition " +
+            stuck->tp.ToString() + " at offset " + std::to_string(stuck->next) +
+            " (planned end " + std::to_string(stuck->until) + hw + ")" +
+            (last.empty() ? "" : "; last client error: " + last) +
+            "; the broker may be throttling or unreachable. Retry, or raise "
+            "kafkaConsumer.pollTimeoutMs"));
+      }
+      continue;
+    }
+    Status failure;
+    for (ssize_t i = 0; i < n; ++i) {
+      if (!failure.ok()) {
+        rd_kafka_message_destroy(scratch_[i]);
+        continue;
+      }
+      failure = Offer(scratch_[i], &batch);
+    }
+    if (!failure.ok()) return failure;
+  }
+  return batch;
+}
+
+}  // namespace weir::kafka
