@@ -1,0 +1,318 @@
+#include "delta/checkpoint.h"
+
+#include "delta/log_path.h"
+#include "delta/uuid.h"
+#include "parquet/writer.h"
+
+namespace weir::delta {
+
+using columnar::Batch;
+using columnar::Column;
+using columnar::DataType;
+using columnar::Field;
+using columnar::TypePtr;
+
+namespace {
+
+// Column order of the checkpoint file.
+enum CheckpointColumn { kTxn = 0, kAdd, kRemove, kMetaData, kProtocol, kDomain };
+
+columnar::Schema CheckpointSchema(bool with_domains) {
+  TypePtr str = DataType::String(), i64 = DataType::Int64(), i32 = DataType::Int32(),
+          boolean = DataType::Boolean();
+  TypePtr string_map = DataType::Map(str, str, true);
+  TypePtr string_list = DataType::List(str, true);
+  auto field = [](std::string name, TypePtr type) { return Field{std::move(name), std::move(type), true, "{}"}; };
+  columnar::Schema s;
+  s.fields.push_back(field("txn", DataType::Struct({field("appId", str), field("version", i64),
+                                                     field("lastUpdated", i64)})));
+  s.fields.push_back(field(
+      "add", DataType::Struct({field("path", str), field("partitionValues", string_map),
+                               field("size", i64), field("modificationTime", i64),
+                               field("dataChange", boolean), field("stats", str),
+                               field("tags", string_map)})));
+  s.fields.push_back(field(
+      "remove", DataType::Struct({field("path", str), field("deletionTimestamp", i64),
+                                  field("dataChange", boolean), field("extendedFileMetadata", boolean),
+                                  field("partitionValues", string_map), field("size", i64)})));
+  s.fields.push_back(field(
+      "metaData",
+      DataType::Struct({field("id", str), field("name", str), field("description", str),
+                        field("format", DataType::Struct({field("provider", str),
+                                                          field("options", string_map)})),
+                        field("schemaString", str), field("partitionColumns", string_list),
+                        field("configuration", string_map), field("createdTime", i64)})));
+  s.fields.push_back(field("protocol", DataType::Struct({field("minReaderVersion", i32),
+                                                          field("minWriterVersion", i32),
+                                                          field("readerFeatures", string_list),
+                                                          field("writerFeatures", string_list)})));
+  if (with_domains) {
+    s.fields.push_back(field("domainMetadata",
+                             DataType::Struct({field("domain", str), field("configuration", str),
+                                               field("removed", boolean)})));
+  }
+  return s;
+}
+
+void AppendString(Column& c, const std::optional<std::string>& v) {
+  if (v) {
+    c.AppendString(*v);
+  } else {
+    c.AppendNull();
+  }
+}
+void AppendInt64(Column& c, const std::optional<int64_t>& v) {
+  if (v) {
+    c.Append<int64_t>(*v);
+  } else {
+    c.AppendNull();
+  }
+}
+void AppendBool(Column& c, const std::optional<bool>& v) {
+  if (v) {
+    c.Append<uint8_t>(*v ? 1 : 0);
+  } else {
+    c.AppendNull();
+  }
+}
+void AppendStringMap(Column& c, const StringMap* m) {
+  if (m == nullptr) {
+    c.AppendNull();
+    return;
+  }
+  for (const auto& [k, v] : *m) {
+    c.mutable_child(0).AppendString(k);
+    c.mutable_child(1).AppendString(v);
+  }
+  c.AppendListEntry();
+}
+void AppendPartitionMap(Column& c, const PartitionValues* m) {
+  if (m == nullptr) {
+    c.AppendNull();
+    return;
+  }
+  for (const auto& [k, v] : *m) {
+    c.mutable_child(0).AppendString(k);
+    AppendString(c.mutable_child(1), v);
+  }
+  c.AppendListEntry();
+}
+void AppendStringList(Column& c, const std::vector<std::string>* values) {
+  if (values == nullptr) {
+    c.AppendNull();
+    return;
+  }
+  for (const std::string& v : *values) c.mutable_child(0).AppendString(v);
+  c.AppendListEntry();
+}
+
+// Builds checkpoint rows into bounded batches and hands them to the Parquet writer.
+class RowSink {
+ public:
+  RowSink(parquet::ParquetWriter* writer, columnar::Schema schema, int64_t rows_per_batch)
+      : writer_(writer), schema_(std::move(schema)), rows_per_batch_(rows_per_batch), batch_(schema_) {}
+
+  // Starts a row whose only non-null column is `which`; returns that column.
+  Column& Begin(int which) {
+    for (int i = 0; i < static_cast<int>(batch_.columns.size()); ++i) {
+      if (i != which) batch_.columns[i].AppendNull();
+    }
+    ++rows_;
+    return batch_.columns[which];
+  }
+  Status End() {
+    if (batch_.num_rows() >= rows_per_batch_) return Flush();
+    return Status::OK();
+  }
+  Status Flush() {
+    if (batch_.num_rows() == 0) return Status::OK();
+    WEIR_RETURN_NOT_OK(writer_->Write(batch_));
+    batch_ = Batch(schema_);
+    return Status::OK();
+  }
+  int64_t rows() const { return rows_; }
+
+ private:
+  parquet::ParquetWriter* writer_;
+  columnar::Schema schema_;
+  int64_t rows_per_batch_;
+  Batch batch_;
+  int64_t rows_ = 0;
+};
+
+Status WriteRows(const Snapshot& snapshot, int64_t now_ms, bool stats_as_json, RowSink* sink,
+                 int64_t* num_adds) {
+  {
+    const Protocol& p = snapshot.protocol();
+    Column& c = sink->Begin(kProtocol);
+    c.mutable_child(0).Append<int32_t>(p.min_reader_version);
+    c.mutable_child(1).Append<int32_t>(p.min_writer_version);
+    AppendStringList(c.mutable_child(2), p.reader_features ? &*p.reader_features : nullptr);
+    AppendStringList(c.mutable_child(3), p.writer_features ? &*p.writer_features : nullptr);
+    c.AppendStructEntry();
+    WEIR_RETURN_NOT_OK(sink->End());
+  }
+  {
+    const Metadata& m = snapshot.metadata();
+    Column& c = sink->Begin(kMetaData);
+    c.mutable_child(0).AppendString(m.id);
+    AppendString(c.mutable_child(1), m.name);
+    AppendString(c.mutable_child(2), m.description);
+    Column& format = c.mutable_child(3);
+    format.mutable_child(0).AppendString(m.format.provider);
+    AppendStringMap(format.mutable_child(1), &m.format.options);
+    format.AppendStructEntry();
+    c.mutable_child(4).AppendString(m.schema_string);
+    AppendStringList(c.mutable_child(5), &m.partition_columns);
+    AppendStringMap(c.mutable_child(6), &m.configuration);
+    AppendInt64(c.mutable_child(7), m.created_time);
+    c.AppendStructEntry();
+    WEIR_RETURN_NOT_OK(sink->End());
+  }
+  for (const auto& [app, txn] : snapshot.transactions()) {
+    if (snapshot.IsTxnExpired(txn, now_ms)) continue;
+    Column& c = sink->Begin(kTxn);
+    c.mutable_child(0).AppendString(txn.app_id);
+    c.mutable_child(1).Append<int64_t>(txn.version);
+    AppendInt64(c.mutable_child(2), txn.last_updated);
+    c.AppendStructEntry();
+    WEIR_RETURN_NOT_OK(sink->End());
+  }
+  for (const auto& [name, domain] : snapshot.domains()) {
+    Column& c = sink->Begin(kDomain);
+    c.mutable_child(0).AppendString(domain.domain);
+    c.mutable_child(1).AppendString(domain.configuration);
+    c.mutable_child(2).Append<uint8_t>(0);
+    c.AppendStructEntry();
+    WEIR_RETURN_NOT_OK(sink->End());
+  }
+  for (const auto& [key, add] : snapshot.files()) {
+    Column& c = sink->Begin(kAdd);
+    c.mutable_child(0).AppendString(add->path);
+    AppendPartitionMap(c.mutable_child(1), &add->partition_values);
+    c.mutable_child(2).Append<int64_t>(add->size);
+    c.mutable_child(3).Append<int64_t>(add->modification_time);
+    // Files in a checkpoint are not changes of its version.
+    c.mutable_child(4).Append<uint8_t>(0);
+    AppendString(c.mutable_child(5), stats_as_json ? add->stats : std::nullopt);
+    AppendStringMap(c.mutable_child(6), add->tags ? &*add->tags : nullptr);
+    c.AppendStructEntry();
+    ++*num_adds;
+    WEIR_RETURN_NOT_OK(sink->End());
+  }
+  const int64_t tombstone_cutoff = now_ms - snapshot.config().deleted_file_retention_ms;
+  for (const auto& [key, remove] : snapshot.tombstones()) {
+    if (remove->deletion_timestamp.value_or(0) <= tombstone_cutoff) continue;  // expired
+    Column& c = sink->Begin(kRemove);
+    c.mutable_child(0).AppendString(remove->path);
+    AppendInt64(c.mutable_child(1), remove->deletion_timestamp);
+    c.mutable_child(2).Append<uint8_t>(0);
+    AppendBool(c.mutable_child(3), remove->extended_file_metadata);
+    AppendPartitionMap(c.mutable_child(4), remove->partition_values ? &*remove->partition_values : nullptr);
+    AppendInt64(c.mutable_child(5), remove->size);
+    c.AppendStructEntry();
+    WEIR_RETURN_NOT_OK(sink->End());
+  }
+  return sink->Flush();
+}
+
+}  // namespace
+
+Result<CheckpointInfo> WriteCheckpoint(const Snapshot& snapshot, CheckpointOptions options) {
+  WEIR_RETURN_NOT_OK(snapshot.CheckWritable());
+  if (snapshot.config().checkpoint_write_stats_as_struct) {
+    return Status::NotImplemented(
+        "Delta table " + snapshot.table_root() +
+        " sets delta.checkpoint.writeStatsAsStruct=true; weir writes checkpoint statistics as "
+        "JSON only");
+  }
+  fs::FileSystem* fs = snapshot.fs();
+  const int64_t now = options.now_ms > 0 ? options.now_ms : NowMillis();
+  const std::string log_dir = LogDirPath(snapshot.table_root());
+  CheckpointInfo info;
+  info.version = snapshot.version();
+  info.path = fs::JoinPath(log_dir, ClassicCheckpointFileName(snapshot.version()));
+  const std::string temp =
+      fs::JoinPath(log_dir, std::string(fs::kTempFilePrefix) + NewUuid() + ".checkpoint.parquet");
+
+  Status st = [&]() -> Status {
+    WEIR_ASSIGN_OR_RETURN(auto file, fs->OpenForWrite(temp));
+    parquet::WriterOptions wo;
+    wo.codec = snapshot.config().codec;
+    wo.sync_on_close = true;
+    columnar::Schema schema = CheckpointSchema(!snapshot.domains().empty());
+    WEIR_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(std::move(file), schema, wo));
+    RowSink sink(writer.get(), schema, std::max<int64_t>(1, options.rows_per_batch));
+    WEIR_RETURN_NOT_OK(WriteRows(snapshot, now, snapshot.config().checkpoint_write_stats_as_json,
+                                 &sink, &info.num_add_files));
+    WEIR_RETURN_NOT_OK(writer->Close());
+    info.num_actions = sink.rows();
+    info.size_in_bytes = writer->file_size();
+    WEIR_RETURN_NOT_OK(fs->Rename(temp, info.path));
+    return fs->SyncDir(log_dir);
+  }();
+  if (!st.ok()) {
+    (void)fs->Delete(temp);
+    return st.WithContext("writing checkpoint " + info.path);
+  }
+
+  LastCheckpointHint hint;
+  hint.version = info.version;
+  hint.size = info.num_actions;
+  hint.size_in_bytes = info.size_in_bytes;
+  hint.num_of_add_files = info.num_add_files;
+  const std::string hint_path = fs::JoinPath(log_dir, kLastCheckpointName);
+  auto existing = fs::ReadFileToString(fs, hint_path);
+  bool newer_exists = false;
+  if (existing.ok()) {
+    auto parsed = ParseLastCheckpoint(*existing, hint_path);
+    newer_exists = parsed.ok() && parsed->version > info.version;
+  }
+  if (!newer_exists) {
+    WEIR_RETURN_NOT_OK(fs->WriteAtomic(hint_path, SerializeLastCheckpoint(hint))
+                           .WithContext("updating " + hint_path));
+  }
+  if (options.clean_up_expired_logs && snapshot.config().enable_expired_log_cleanup) {
+    WEIR_ASSIGN_OR_RETURN(info.log_files_deleted, CleanUpExpiredLogs(snapshot, now));
+  }
+  return info;
+}
+
+Result<int64_t> CleanUpExpiredLogs(const Snapshot& snapshot, int64_t now_ms) {
+  fs::FileSystem* fs = snapshot.fs();
+  const std::string log_dir = LogDirPath(snapshot.table_root());
+  int64_t cutoff = now_ms - snapshot.config().log_retention_ms;
+  cutoff -= ((cutoff % kMillisPerDay) + kMillisPerDay) % kMillisPerDay;  // midnight UTC
+  WEIR_ASSIGN_OR_RETURN(auto files, ListLogFiles(fs, log_dir));
+  std::optional<int64_t> cutoff_commit;
+  for (const LogFile& f : files) {
+    if (f.name.type == LogFileType::kCommit && f.mtime_ms <= cutoff &&
+        f.version() <= snapshot.version()) {
+      cutoff_commit = f.version();
+    }
+  }
+  if (!cutoff_commit) return 0;
+  auto segment = LogSegmentFromListing(snapshot.table_root(), files, *cutoff_commit);
+  if (!segment.ok() || !segment->checkpoint_version) return 0;
+  const int64_t keep_from = *segment->checkpoint_version;
+  int64_t deleted = 0;
+  for (const LogFile& f : files) {  // ascending versions: the log stays readable if interrupted
+    if (f.version() >= keep_from) break;
+    if (f.name.type == LogFileType::kCompaction && f.name.end_version >= keep_from) continue;
+    Status st = fs->Delete(f.path);
+    if (!st.ok() && !st.IsNotFound()) return st.WithContext("cleaning up expired Delta log files");
+    if (st.ok()) ++deleted;
+  }
+  // Temporaries a crash left behind, once they are older than the retention.
+  auto listed = fs->List(log_dir);
+  if (listed.ok()) {
+    for (const fs::FileInfo& info : *listed) {
+      if (!info.is_dir && fs::IsTempFileName(info.path) && info.mtime_ms <= cutoff) {
+        if (fs->Delete(info.path).ok()) ++deleted;
+      }
+    }
+  }
+  return deleted;
+}
+
+}  // namespace weir::delta

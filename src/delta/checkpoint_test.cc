@@ -1,0 +1,145 @@
+#include "delta/checkpoint.h"
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "delta/log_path.h"
+#include "delta/table.h"
+#include "delta/testing.h"
+#include "fs/local_file_system.h"
+#include "parquet/reader.h"
+
+namespace weir::delta {
+namespace {
+
+using testing::BatchFromJson;
+using testing::Ddl;
+using testing::ScratchDir;
+using testing::SortedRows;
+namespace stdfs = std::filesystem;
+
+fs::FileSystem* Local() { return fs::LocalFileSystem::Default(); }
+
+Status AppendId(Table* table, int id, std::vector<SetTransaction> txns = {}) {
+  auto schema = table->snapshot()->schema();
+  std::string row = "{\"id\":" + std::to_string(id) + ",\"p\":\"" + (id % 2 ? "odd" : "even") + "\"}";
+  WEIR_ASSIGN_OR_RETURN(auto batch, BatchFromJson(schema, {row}));
+  AppendOptions options;
+  options.txns = std::move(txns);
+  return table->Append({batch}, options).status();
+}
+
+TEST(CheckpointTest, WrittenEveryIntervalAndEquivalentToTheLog) {
+  ScratchDir dir;
+  const std::string root = dir.Sub("t");
+  ASSERT_OK_AND_ASSIGN(auto table, Table::Create(Local(), root, Ddl("id INT, p STRING"), {"p"},
+                                                 {{"delta.checkpointInterval", "3"}}));
+  for (int i = 1; i <= 7; ++i) ASSERT_OK(AppendId(table.get(), i, {{"app", i, std::nullopt}}));
+  const std::string log = LogDirPath(root);
+  EXPECT_TRUE(stdfs::exists(log + "/" + ClassicCheckpointFileName(3)));
+  EXPECT_TRUE(stdfs::exists(log + "/" + ClassicCheckpointFileName(6)));
+  EXPECT_FALSE(stdfs::exists(log + "/" + ClassicCheckpointFileName(7)));
+  ASSERT_OK_AND_ASSIGN(auto hint_text, fs::ReadFileToString(Local(), log + "/_last_checkpoint"));
+  ASSERT_OK_AND_ASSIGN(auto hint, ParseLastCheckpoint(hint_text, "hint"));
+  EXPECT_EQ(hint.version, 6);
+  EXPECT_EQ(hint.num_of_add_files, 6);
+  EXPECT_EQ(hint.size, 6 + 1 + 1 + 1);  // adds, protocol, metaData, one txn
+  EXPECT_EQ(hint.size_in_bytes, static_cast<int64_t>(stdfs::file_size(log + "/" + ClassicCheckpointFileName(6))));
+
+  ASSERT_OK_AND_ASSIGN(auto from_checkpoint, Snapshot::Load(Local(), root));
+  EXPECT_EQ(from_checkpoint->checkpoint_version(), 6);
+  EXPECT_EQ(from_checkpoint->TxnVersion("app"), 7);
+  // Without the checkpoints, replaying the JSON log gives the same table.
+  stdfs::remove(log + "/" + ClassicCheckpointFileName(3));
+  stdfs::remove(log + "/" + ClassicCheckpointFileName(6));
+  ASSERT_OK_AND_ASSIGN(auto from_json, Snapshot::Load(Local(), root));
+  EXPECT_FALSE(from_json->checkpoint_version());
+  ASSERT_OK_AND_ASSIGN(auto a, SortedRows(from_checkpoint));
+  ASSERT_OK_AND_ASSIGN(auto b, SortedRows(from_json));
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.size(), 7u);
+  EXPECT_EQ(from_checkpoint->metadata().id, from_json->metadata().id);
+  EXPECT_EQ(from_checkpoint->metadata().configuration, from_json->metadata().configuration);
+  EXPECT_EQ(from_checkpoint->metadata().partition_columns, from_json->metadata().partition_columns);
+  ASSERT_EQ(from_checkpoint->files().size(), from_json->files().size());
+  for (auto it = from_checkpoint->files().begin(), jt = from_json->files().begin();
+       it != from_checkpoint->files().end(); ++it, ++jt) {
+    EXPECT_EQ(it->second->path, jt->second->path);
+    EXPECT_EQ(it->second->partition_values, jt->second->partition_values);
+    EXPECT_EQ(it->second->size, jt->second->size);
+    EXPECT_EQ(it->second->stats, jt->second->stats);
+  }
+}
+
+TEST(CheckpointTest, UsesTheProtocolSchema) {
+  ScratchDir dir;
+  const std::string root = dir.Sub("t");
+  ASSERT_OK_AND_ASSIGN(auto table, Table::Create(Local(), root, Ddl("id INT, p STRING"), {"p"}));
+  ASSERT_OK(AppendId(table.get(), 1, {{"q", 0, std::nullopt}}));
+  ASSERT_OK_AND_ASSIGN(auto info, table->Checkpoint());
+  EXPECT_EQ(info.version, 1);
+  ASSERT_OK_AND_ASSIGN(auto reader, parquet::ParquetReader::Open(Local(), info.path));
+  EXPECT_EQ(reader->schema().ToDdl(),
+            "txn STRUCT<appId: STRING, version: BIGINT, lastUpdated: BIGINT>, "
+            "add STRUCT<path: STRING, partitionValues: MAP<STRING, STRING>, size: BIGINT, "
+            "modificationTime: BIGINT, dataChange: BOOLEAN, stats: STRING, tags: MAP<STRING, STRING>>, "
+            "remove STRUCT<path: STRING, deletionTimestamp: BIGINT, dataChange: BOOLEAN, "
+            "extendedFileMetadata: BOOLEAN, partitionValues: MAP<STRING, STRING>, size: BIGINT>, "
+            "metaData STRUCT<id: STRING, name: STRING, description: STRING, format: STRUCT<provider: "
+            "STRING, options: MAP<STRING, STRING>>, schemaString: STRING, partitionColumns: "
+            "ARRAY<STRING>, configuration: MAP<STRING, STRING>, createdTime: BIGINT>, "
+            "protocol STRUCT<minReaderVersion: INT, minWriterVersion: INT, readerFeatures: "
+            "ARRAY<STRING>, writerFeatures: ARRAY<STRING>>");
+  EXPECT_EQ(reader->num_rows(), 4);  // protocol, metaData, txn, add
+  EXPECT_EQ(info.num_actions, 4);
+  EXPECT_EQ(info.num_add_files, 1);
+}
+
+TEST(CheckpointTest, DropsExpiredTombstonesAndTxnsAndCleansUpOldLogs) {
+  ScratchDir dir;
+  const std::string root = dir.Sub("t");
+  ASSERT_OK_AND_ASSIGN(auto table, Table::Create(Local(), root, Ddl("id INT, p STRING"), {"p"},
+                                                 {{"delta.checkpointInterval", "1000"},
+                                                  {"delta.logRetentionDuration", "interval 1 day"},
+                                                  {"delta.deletedFileRetentionDuration", "interval 1 day"},
+                                                  {"delta.setTransactionRetentionDuration", "interval 2 days"}}));
+  ASSERT_OK(AppendId(table.get(), 1, {{"old-app", 5, std::nullopt}}));
+  ASSERT_OK(AppendId(table.get(), 2));
+  ASSERT_OK(table->Refresh().status());
+  Transaction remove(table->snapshot());
+  ASSERT_OK(remove.RemoveLiveFile(table->snapshot()->files().begin()->second->path, true));
+  ASSERT_OK(remove.Commit().status());
+  ASSERT_OK(AppendId(table.get(), 3));
+  ASSERT_OK_AND_ASSIGN(auto info, table->Checkpoint());  // now: nothing expired yet
+  EXPECT_EQ(info.log_files_deleted, 0);
+  ASSERT_OK_AND_ASSIGN(auto reader, parquet::ParquetReader::Open(Local(), info.path));
+  EXPECT_EQ(reader->num_rows(), 2 + 1 + 2 + 1);  // protocol, metaData, txn, 2 adds, 1 tombstone
+
+  // Three days later: tombstone and txn expired; every commit before the checkpoint goes.
+  CheckpointOptions later;
+  later.now_ms = NowMillis() + 3 * kMillisPerDay;
+  ASSERT_OK_AND_ASSIGN(auto info2, WriteCheckpoint(*table->snapshot(), later));
+  ASSERT_OK_AND_ASSIGN(auto reader2, parquet::ParquetReader::Open(Local(), info2.path));
+  EXPECT_EQ(reader2->num_rows(), 2 + 2);
+  EXPECT_EQ(info2.log_files_deleted, 4);  // commits 0..3 (the checkpoint at 4 stays)
+  const std::string log = LogDirPath(root);
+  EXPECT_FALSE(stdfs::exists(log + "/" + CommitFileName(0)));
+  EXPECT_TRUE(stdfs::exists(log + "/" + CommitFileName(4)));
+  ASSERT_OK_AND_ASSIGN(auto after, Snapshot::Load(Local(), root));
+  EXPECT_EQ(after->version(), 4);
+  ASSERT_OK_AND_ASSIGN(auto rows, SortedRows(after));
+  EXPECT_EQ(rows.size(), 2u);
+  ASSERT_STATUS_CODE(kNotFound, Snapshot::Load(Local(), root, 2));
+  EXPECT_EQ(after->TxnVersion("old-app"), std::nullopt);  // expired: not kept by the checkpoint
+}
+
+TEST(CheckpointTest, RefusesStatsAsStruct) {
+  ScratchDir dir;
+  auto create = Table::Create(Local(), dir.Sub("t"), Ddl("id INT"), {},
+                              {{"delta.checkpoint.writeStatsAsStruct", "true"}});
+  ASSERT_STATUS_CODE(kInvalidArgument, create);
+}
+
+}  // namespace
+}  // namespace weir::delta

@@ -1,0 +1,106 @@
+#include "delta/committer.h"
+
+#include <variant>
+
+#include "delta/log_path.h"
+#include "delta/log_replay.h"
+
+namespace weir::delta {
+
+Result<ConcurrentCommitVerdict> CheckConcurrentCommit(const ConflictIntent& intent,
+                                                      int64_t winner_version,
+                                                      const std::vector<Action>& winner) {
+  // A txn of ours already recorded wins over every conflict: the work is done.
+  for (const Action& a : winner) {
+    const auto* txn = std::get_if<SetTransaction>(&a);
+    if (txn == nullptr) continue;
+    for (const SetTransaction& ours : intent.txns) {
+      if (ours.app_id == txn->app_id && txn->version >= ours.version) {
+        return ConcurrentCommitVerdict::kAlreadyCommitted;
+      }
+    }
+  }
+  auto conflict = [&](const std::string& why) {
+    return Status::Conflict("concurrent commit: version " + std::to_string(winner_version) + " " +
+                            why + " after this transaction read version " +
+                            std::to_string(intent.read_version) +
+                            "; reload the table and retry the operation");
+  };
+  for (const Action& a : winner) {
+    if (std::holds_alternative<Metadata>(a)) return conflict("changed the table metadata");
+    if (std::holds_alternative<Protocol>(a)) return conflict("changed the table protocol");
+    if (const auto* remove = std::get_if<RemoveFile>(&a)) {
+      std::string key = LogicalFileKey(remove->path, remove->deletion_vector);
+      if (intent.read_files.count(key)) {
+        return conflict("removed the file " + remove->path + " that this transaction read");
+      }
+      if (intent.read_whole_table && remove->data_change) {
+        return conflict("deleted data (" + remove->path + ") of a table this transaction read in full");
+      }
+    }
+    if (const auto* add = std::get_if<AddFile>(&a)) {
+      if (intent.read_whole_table && add->data_change) {
+        return conflict("added data (" + add->path + ") to a table this transaction read in full");
+      }
+    }
+  }
+  return ConcurrentCommitVerdict::kCompatible;
+}
+
+Result<CommitOutcome> CommitWithRetries(fs::FileSystem* fs, const std::string& table_root,
+                                        const ConflictIntent& intent,
+                                        const std::function<std::string(int64_t version)>& content,
+                                        CommitterOptions options) {
+  const std::string log_dir = LogDirPath(table_root);
+  CommitOutcome outcome;
+  int64_t version = intent.read_version + 1;
+  while (true) {
+    if (outcome.attempts >= options.max_attempts) {
+      return Status::Conflict("gave up committing to Delta table " + table_root + " after " +
+                              std::to_string(outcome.attempts) +
+                              " attempts lost to concurrent writers; retry later");
+    }
+    ++outcome.attempts;
+    const std::string path = fs::JoinPath(log_dir, CommitFileName(version));
+    const std::string data = content(version);
+    Status put = fs->PutIfAbsent(path, data);
+    bool lost = put.IsAlreadyExists();
+    if (!put.ok() && !lost) {
+      // The outcome is unknown: our commit may or may not be there. Read it back to decide.
+      auto existing = fs::ReadFileToString(fs, path);
+      if (existing.ok()) {
+        if (*existing == data) {
+          outcome.version = version;
+          return outcome;
+        }
+        lost = true;  // someone else's commit
+      } else if (existing.status().IsNotFound()) {
+        return put.WithContext("commit of version " + std::to_string(version) + " to Delta table " +
+                               table_root + " failed; nothing was committed");
+      } else {
+        return Status::IOError("commit of version " + std::to_string(version) + " to Delta table " +
+                               table_root + " has an unknown outcome (" + put.message() +
+                               "; reading it back: " + existing.status().message() +
+                               "); retrying the same transaction is safe when it carries a txn");
+      }
+    }
+    if (!lost) {
+      outcome.version = version;
+      return outcome;
+    }
+    if (intent.read_version < 0 && version == 0) {
+      return Status::AlreadyExists("a Delta table already exists at " + table_root);
+    }
+    WEIR_ASSIGN_OR_RETURN(std::string winner_text, fs::ReadFileToString(fs, path));
+    WEIR_ASSIGN_OR_RETURN(auto winner, ParseActions(winner_text, path));
+    WEIR_ASSIGN_OR_RETURN(auto verdict, CheckConcurrentCommit(intent, version, winner));
+    if (verdict == ConcurrentCommitVerdict::kAlreadyCommitted) {
+      outcome.version = version;
+      outcome.already_committed = true;
+      return outcome;
+    }
+    ++version;
+  }
+}
+
+}  // namespace weir::delta

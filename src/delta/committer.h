@@ -1,0 +1,63 @@
+// Committer: publishes a commit as the next version of a table with put-if-absent, and resolves
+// races with concurrent writers (optimistic concurrency, PROTOCOL.md "Creation of New Log Entries").
+//
+// Version N is written only with FileSystem::PutIfAbsent, so a log entry is never overwritten and
+// two writers never both win N. A loser reads the winning commit and decides:
+//  - the winner carries a txn for one of our appIds with a version >= ours: our work is already
+//    in the table ("already committed"; the caller skips it);
+//  - the winner changed the metadata or protocol, removed a file we read, or changed data of a
+//    table we read in full: Conflict naming both versions (the caller must redo its work);
+//  - otherwise (e.g. both are blind appends) we retry as N+1.
+// An IOError from PutIfAbsent leaves the outcome unknown: the file is read back to decide.
+// Stateless functions; thread-safe given a thread-safe FileSystem.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "delta/actions.h"
+#include "fs/file_system.h"
+
+namespace weir::delta {
+
+// What a transaction read and changes, to judge concurrent commits.
+struct ConflictIntent {
+  int64_t read_version = -1;  // -1: the transaction creates the table
+  std::vector<SetTransaction> txns;
+  bool changes_metadata = false;    // writes metaData or protocol
+  bool read_whole_table = false;    // its result depends on every file (e.g. an overwrite)
+  std::set<std::string> read_files;  // logical keys (LogicalFileKey) of the files it read/removes
+};
+
+enum class ConcurrentCommitVerdict { kCompatible, kAlreadyCommitted };
+
+// Judges the commit `winner` at `winner_version`, which a transaction with `intent` lost to.
+// Conflict (naming both versions and the reason) when the transaction cannot simply retry.
+Result<ConcurrentCommitVerdict> CheckConcurrentCommit(const ConflictIntent& intent,
+                                                      int64_t winner_version,
+                                                      const std::vector<Action>& winner);
+
+struct CommitOutcome {
+  int64_t version = -1;            // the version written, or of the winner that made it redundant
+  bool already_committed = false;
+  int attempts = 0;
+};
+
+struct CommitterOptions {
+  int max_attempts = 1000;
+};
+
+// Writes `content(version)` as version read_version+1 of the table at `table_root`, retrying
+// after compatible concurrent commits. `content` is called for each attempt (its commitInfo
+// carries the attempt's version and time). For read_version -1, losing version 0 is
+// AlreadyExists ("the table already exists").
+Result<CommitOutcome> CommitWithRetries(fs::FileSystem* fs, const std::string& table_root,
+                                        const ConflictIntent& intent,
+                                        const std::function<std::string(int64_t version)>& content,
+                                        CommitterOptions options = {});
+
+}  // namespace weir::delta

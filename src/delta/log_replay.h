@@ -1,0 +1,50 @@
+// Log replay (PROTOCOL.md "Action Reconciliation"): folds checkpoint rows and commits, oldest
+// first, into the table state — the latest protocol and metadata, the live files keyed by
+// (path, deletion vector id), tombstones, the latest txn version per appId and domain metadata.
+// Checkpoints are read with the Parquet reader (nested struct/map/list columns; `stats_parsed`
+// when `stats` is absent), V2 checkpoints (JSON or Parquet) with their sidecar files too.
+// TableState is a value: copies share the immutable file entries. Thread-compatible.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/result.h"
+#include "delta/actions.h"
+#include "delta/log_segment.h"
+#include "fs/file_system.h"
+
+namespace weir::delta {
+
+// Identity of a logical file: its path, plus the deletion vector's unique id when it has one.
+std::string LogicalFileKey(const std::string& path,
+                           const std::optional<DeletionVectorDescriptor>& dv);
+
+struct TableState {
+  std::optional<Protocol> protocol;
+  std::optional<Metadata> metadata;
+  std::map<std::string, std::shared_ptr<const AddFile>> files;         // by LogicalFileKey
+  std::map<std::string, std::shared_ptr<const RemoveFile>> tombstones;  // by LogicalFileKey
+  std::map<std::string, SetTransaction> txns;                           // by appId
+  std::map<std::string, DomainMetadata> domains;                        // live domains by name
+
+  // Applies one action of a newer commit (commitInfo, checkpoint-only actions are ignored).
+  void Apply(const Action& action);
+};
+
+// Calls `fn` with every action stored in the Parquet checkpoint (or sidecar) file at `path`, one
+// row group at a time. Corruption naming the file and row for rows missing required fields.
+Status ReadParquetCheckpoint(fs::FileSystem* fs, const std::string& path,
+                             const std::function<void(Action&&)>& fn);
+
+// Applies the checkpoint of `segment` (all parts, and the sidecars a V2 checkpoint references).
+Status ReplayCheckpoint(fs::FileSystem* fs, const LogSegment& segment, TableState* state);
+
+// Reads and applies one commit file. Returns its commitInfo when it has one.
+Result<std::optional<CommitInfo>> ReplayCommitFile(fs::FileSystem* fs, const std::string& path,
+                                                   TableState* state);
+
+}  // namespace weir::delta

@@ -1,0 +1,56 @@
+// LogSegment: the files that make up one snapshot of a table — the newest complete checkpoint at or
+// below the snapshot version, plus the contiguous commits after it (PROTOCOL.md "Checkpoints",
+// "Last Checkpoint File"). The directory listing is authoritative: _last_checkpoint is read as a
+// hint for `describe` only, so an empty, corrupt or stale hint never misleads a reader.
+// Multi-part checkpoints with missing parts are ignored. Pure data plus functions that list the
+// log through a FileSystem; thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "delta/log_path.h"
+#include "fs/file_system.h"
+
+namespace weir::delta {
+
+// A file of the log, as listed.
+struct LogFile {
+  std::string path;  // full path
+  ParsedLogName name;
+  int64_t size = 0;
+  int64_t mtime_ms = 0;
+
+  int64_t version() const { return name.version; }
+};
+
+struct LogSegment {
+  std::string table_root;
+  std::string log_dir;
+  int64_t version = -1;                      // the snapshot's version
+  std::optional<int64_t> checkpoint_version;  // where replay starts, if from a checkpoint
+  std::vector<LogFile> checkpoint_files;      // the checkpoint's parts in order (one if classic)
+  std::vector<LogFile> commits;               // versions (checkpoint_version or -1)+1 .. version
+  std::vector<LogFile> all_commits;           // every commit file listed, by version (time travel)
+  std::optional<LastCheckpointHint> last_checkpoint;  // the hint, when present and well-formed
+};
+
+// Every recognised file of `log_dir`, sorted by version (then name). NotFound naming the table
+// when the directory does not exist.
+Result<std::vector<LogFile>> ListLogFiles(fs::FileSystem* fs, const std::string& log_dir);
+
+// Chooses the files for `version` (the latest when nullopt) from a listing. Errors:
+// NotFound when the log holds no commit, or the version is newer than the latest or older than
+// what the log still covers (cleaned up); Corruption when commits are missing in between.
+Result<LogSegment> LogSegmentFromListing(const std::string& table_root,
+                                         std::vector<LogFile> files,
+                                         std::optional<int64_t> version);
+
+// Lists `<table_root>/_delta_log`, reads the _last_checkpoint hint and builds the segment.
+Result<LogSegment> BuildLogSegment(fs::FileSystem* fs, const std::string& table_root,
+                                   std::optional<int64_t> version = std::nullopt);
+
+}  // namespace weir::delta

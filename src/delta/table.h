@@ -1,0 +1,79 @@
+// Table: the entry point to a Delta table at a path — create or open it, read snapshots (latest,
+// by version, by timestamp), scan, append batches exactly once, checkpoint.
+//
+// A Table caches the latest snapshot it has seen; Refresh() advances it. Appending writes the data
+// files (DataFileWriter), then commits them with the given txn versions (Transaction); a batch
+// whose txn is already in the table is skipped without writing anything. Not thread-safe: use one
+// Table per thread (snapshots it returns are immutable and may be shared).
+// REQUIRES: the FileSystem outlives the Table and everything obtained from it.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "columnar/column.h"
+#include "delta/checkpoint.h"
+#include "delta/data_writer.h"
+#include "delta/scan.h"
+#include "delta/snapshot.h"
+#include "delta/transaction.h"
+#include "fs/file_system.h"
+
+namespace weir::delta {
+
+struct AppendOptions {
+  // Application progress recorded atomically with the data (see Transaction::SetTxn).
+  std::vector<SetTransaction> txns;
+  // commitInfo operation; WRITE {mode: Append} when unset.
+  std::optional<std::string> operation;
+  StringMap operation_parameters;
+  DataWriterOptions writer;
+};
+
+class Table {
+ public:
+  // NotFound when `path` holds no Delta table.
+  static Result<std::unique_ptr<Table>> Open(fs::FileSystem* fs, std::string path);
+  // Creates a table (version 0: protocol, metaData, commitInfo CREATE TABLE). Protocol reader 1 /
+  // writer 2 (3 / 7 with timestampNtz when the schema needs it). `properties` are checked strictly
+  // (table_config.h). AlreadyExists when a table exists at `path`.
+  static Result<std::unique_ptr<Table>> Create(fs::FileSystem* fs, std::string path,
+                                               columnar::Schema schema,
+                                               std::vector<std::string> partition_columns,
+                                               StringMap properties = {});
+
+  const std::string& path() const { return path_; }
+  fs::FileSystem* fs() const { return fs_; }
+  // The latest snapshot seen (as of Open, Refresh or the last commit).
+  const std::shared_ptr<const Snapshot>& snapshot() const { return snapshot_; }
+  // Reads commits written since, and returns the new latest snapshot.
+  Result<std::shared_ptr<const Snapshot>> Refresh();
+  Result<std::shared_ptr<const Snapshot>> SnapshotAt(int64_t version) const;
+  Result<std::shared_ptr<const Snapshot>> SnapshotAtTimestamp(int64_t timestamp_ms) const;
+
+  // A transaction on the latest snapshot seen.
+  std::unique_ptr<Transaction> NewTransaction() const;
+  Result<std::unique_ptr<DataFileWriter>> NewDataFileWriter(DataWriterOptions options = {}) const;
+  Result<std::unique_ptr<TableScan>> NewScan(ScanOptions options = {}) const;
+
+  // Writes `batches` as new data files and commits them with `options.txns`. When a txn of the
+  // options is already at or past its version in the table, returns already_committed without
+  // writing. Files written for a commit that lost to a concurrent run of the same txn are deleted.
+  Result<CommitResult> Append(const std::vector<columnar::Batch>& batches,
+                              const AppendOptions& options = {});
+  // Checkpoints the latest version.
+  Result<CheckpointInfo> Checkpoint(CheckpointOptions options = {});
+
+ private:
+  Table(fs::FileSystem* fs, std::string path, std::shared_ptr<const Snapshot> snapshot)
+      : fs_(fs), path_(std::move(path)), snapshot_(std::move(snapshot)) {}
+
+  fs::FileSystem* fs_;
+  std::string path_;
+  std::shared_ptr<const Snapshot> snapshot_;
+};
+
+}  // namespace weir::delta

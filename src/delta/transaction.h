@@ -1,0 +1,108 @@
+// Transaction: a set of changes (files added and removed, txn versions, metadata) committed
+// atomically as one new version of a table, on top of the snapshot it read.
+//
+// Typical streaming micro-batch:
+//   Transaction txn(table.snapshot());
+//   if (txn.read_snapshot().TxnVersion(query_id) >= batch_id) skip;  // done before a crash
+//   txn.AddFiles(adds from a DataFileWriter);
+//   txn.SetTxn(query_id, batch_id);
+//   txn.SetTxn("weir:<flow>:<topic>:<partition>", next_offset);  // one per Kafka partition
+//   txn.SetStreamingUpdate(query_id, batch_id);
+//   auto result = txn.Commit();  // result->already_committed: a concurrent/previous run won
+//
+// Commit() validates (table features, delta.appendOnly, partition values), writes the commit with
+// the Committer (put-if-absent, retries after compatible concurrent commits, see committer.h),
+// then writes a checkpoint when the committed version is a multiple of delta.checkpointInterval.
+// A failed checkpoint does not fail the commit (CommitResult::checkpoint_status).
+// A Transaction is used by one thread and committed once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "delta/actions.h"
+#include "delta/committer.h"
+#include "delta/snapshot.h"
+
+namespace weir::delta {
+
+struct CommitResult {
+  // The version written; when already_committed, the version that already holds the work
+  // (the read snapshot's, or a concurrent winner's).
+  int64_t version = -1;
+  bool already_committed = false;
+  int attempts = 0;
+  // The table as of `version` (nullptr if it could not be read back after the commit).
+  std::shared_ptr<const Snapshot> snapshot;
+  bool checkpoint_written = false;
+  Status checkpoint_status;  // error of the post-commit checkpoint, if one was attempted and failed
+};
+
+class Transaction {
+ public:
+  // A transaction on the table of `read_snapshot`.
+  explicit Transaction(std::shared_ptr<const Snapshot> read_snapshot);
+  // A transaction that creates the table at `table_root` (version 0): SetProtocol and SetMetadata
+  // are required. REQUIRES: `fs` outlives the transaction.
+  Transaction(fs::FileSystem* fs, std::string table_root);
+
+  // nullptr for a transaction creating the table.
+  const std::shared_ptr<const Snapshot>& read_snapshot() const { return read_snapshot_; }
+  int64_t read_version() const { return read_snapshot_ ? read_snapshot_->version() : -1; }
+
+  void AddFile(AddFile add);
+  void AddFiles(std::vector<delta::AddFile> adds);
+  // Removes a file; the transaction counts it as read (a concurrent remove of it conflicts).
+  void RemoveFile(delta::RemoveFile remove);
+  // Removes the live file of the read snapshot with this log path. NotFound if there is none.
+  Status RemoveLiveFile(const std::string& path, bool data_change);
+  // Records progress of application `app_id` (at most one per appId per commit; InvalidArgument
+  // for a repeated appId).
+  Status SetTxn(std::string app_id, int64_t version);
+  void SetMetadata(Metadata metadata);
+  void SetProtocol(Protocol protocol);
+  // The result depends on every file of the read snapshot (overwrite, compaction planning):
+  // any concurrent data change conflicts.
+  void MarkReadWholeTable() { intent_.read_whole_table = true; }
+
+  // commitInfo.operation and operationParameters. Default: WRITE {mode: Append, partitionBy}.
+  void SetOperation(std::string operation, StringMap parameters);
+  // STREAMING UPDATE {outputMode: Append, queryId, epochId}, as Spark's streaming sink writes.
+  void SetStreamingUpdate(const std::string& query_id, int64_t epoch_id);
+  void SetCheckpointAfterCommit(bool enabled) { checkpoint_after_commit_ = enabled; }
+  void SetCommitterOptions(CommitterOptions options) { committer_options_ = options; }
+
+  // Commits (once). Errors: InvalidArgument for invalid changes (e.g. removes on an append-only
+  // table), NotImplemented for tables weir cannot write, Conflict when a concurrent commit
+  // invalidated this transaction, AlreadyExists when creating a table that exists, IOError.
+  Result<CommitResult> Commit();
+
+  const std::vector<delta::AddFile>& adds() const { return adds_; }
+  const std::vector<delta::RemoveFile>& removes() const { return removes_; }
+
+ private:
+  Status Validate(const Protocol& protocol, const Metadata& metadata,
+                  const columnar::Schema& schema) const;
+  CommitInfo BuildCommitInfo(int64_t now_ms) const;
+
+  fs::FileSystem* fs_ = nullptr;
+  std::string table_root_;
+  std::shared_ptr<const Snapshot> read_snapshot_;
+  std::vector<delta::AddFile> adds_;
+  std::vector<delta::RemoveFile> removes_;
+  std::optional<Metadata> new_metadata_;
+  std::optional<Protocol> new_protocol_;
+  ConflictIntent intent_;
+  std::optional<std::string> operation_;
+  StringMap operation_parameters_;
+  bool checkpoint_after_commit_ = true;
+  CommitterOptions committer_options_;
+  std::string txn_id_;
+  bool committed_ = false;
+};
+
+}  // namespace weir::delta
