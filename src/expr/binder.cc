@@ -1,0 +1,504 @@
+#include "expr/binder.h"
+
+#include "expr/cast.h"
+#include "expr/functions.h"
+#include "expr/spark_text.h"
+
+namespace weir::expr {
+
+namespace {
+
+using columnar::Column;
+using columnar::DataType;
+using columnar::TypeId;
+using columnar::TypePtr;
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x + 32);
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y + 32);
+    if (x != y) return false;
+  }
+  return true;
+}
+
+int FindField(const std::vector<columnar::Field>& fields, std::string_view name) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (EqualsIgnoreCase(fields[i].name, name)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::string FieldList(const std::vector<columnar::Field>& fields) {
+  std::string out;
+  for (size_t i = 0; i < fields.size() && i < 20; ++i) {
+    if (i > 0) out += ", ";
+    out += sql::QuoteIdentifier(fields[i].name);
+  }
+  if (fields.size() > 20) out += ", ...";
+  return out;
+}
+
+Status ErrorAt(sql::Location location, std::string message) {
+  return Status::InvalidArgument(location.ToString() + ": " + message);
+}
+
+Status NotImplementedAt(sql::Location location, std::string message) {
+  return Status::NotImplemented(location.ToString() + ": " + message);
+}
+
+BoundExprPtr MakeField(BoundExprPtr parent, int index, sql::Location location) {
+  auto e = std::make_shared<BoundExpr>();
+  const columnar::Field& f = parent->type->children()[index];
+  e->kind = BoundExpr::Kind::kField;
+  e->type = f.type;
+  e->nullable = parent->nullable || f.nullable;
+  e->index = index;
+  e->location = location;
+  e->sql = parent->sql + "." + sql::QuoteIdentifier(f.name);
+  e->children.push_back(std::move(parent));
+  return e;
+}
+
+BoundExprPtr MakeColumn(const columnar::Schema& schema, int index, sql::Location location) {
+  auto e = std::make_shared<BoundExpr>();
+  const columnar::Field& f = schema.fields[index];
+  e->kind = BoundExpr::Kind::kColumn;
+  e->type = f.type;
+  e->nullable = f.nullable;
+  e->index = index;
+  e->location = location;
+  e->sql = sql::QuoteIdentifier(f.name);
+  return e;
+}
+
+// Whether a cast can turn a non-NULL value into NULL.
+bool CastMayFail(const DataType& from, const DataType& to) {
+  if (from.Equals(to)) return false;
+  TypeId f = from.id(), t = to.id();
+  if (t == TypeId::kString) return false;
+  if (f == TypeId::kBinary && t == TypeId::kString) return false;
+  if (f == TypeId::kString && t == TypeId::kBinary) return false;
+  if (f == TypeId::kDate && (t == TypeId::kTimestamp || t == TypeId::kTimestampNtz)) return false;
+  bool fi = f == TypeId::kInt8 || f == TypeId::kInt16 || f == TypeId::kInt32 || f == TypeId::kInt64;
+  bool ti = t == TypeId::kInt8 || t == TypeId::kInt16 || t == TypeId::kInt32 || t == TypeId::kInt64 ||
+            t == TypeId::kFloat || t == TypeId::kDouble;
+  return !(fi && ti);
+}
+
+class ExprBinder {
+ public:
+  ExprBinder(const columnar::Schema& input, const std::vector<std::string>& qualifiers)
+      : input_(input), qualifiers_(qualifiers) {}
+
+  Result<BoundExprPtr> Bind(const sql::Expr& e) {
+    if (++depth_ > 500) return ErrorAt(e.location, "expression nests too deeply");
+    auto result = std::visit([&](const auto& node) { return BindNode(e, node); }, e.node);
+    --depth_;
+    if (result.ok() && (*result)->sql.empty()) {
+      auto copy = std::make_shared<BoundExpr>(**result);
+      copy->sql = sql::ToSql(e);
+      return BoundExprPtr(copy);
+    }
+    return result;
+  }
+
+  // Resolves a name path to a column and struct fields.
+  Result<BoundExprPtr> ResolvePath(const std::vector<std::string>& parts, sql::Location location) {
+    size_t start = 0;
+    if (parts.size() >= 2 && input_.FieldIndex(parts[0]) < 0) {
+      for (const std::string& q : qualifiers_) {
+        if (EqualsIgnoreCase(q, parts[0])) {
+          start = 1;
+          break;
+        }
+      }
+    }
+    int index = FindField(input_.fields, parts[start]);
+    if (index < 0) {
+      return ErrorAt(location, "column " + sql::QuoteIdentifier(parts[start]) +
+                                   " does not exist; the input has " + FieldList(input_.fields));
+    }
+    BoundExprPtr e = MakeColumn(input_, index, location);
+    for (size_t i = start + 1; i < parts.size(); ++i) {
+      WEIR_ASSIGN_OR_RETURN(e, FieldOf(std::move(e), parts[i], location));
+    }
+    return e;
+  }
+
+  Result<BoundExprPtr> FieldOf(BoundExprPtr parent, const std::string& name, sql::Location location) {
+    if (parent->type->id() != TypeId::kStruct) {
+      return ErrorAt(location, "cannot read field " + sql::QuoteIdentifier(name) + " of " +
+                                   parent->sql + ", which is " + parent->type->ToDdl() +
+                                   ", not a STRUCT");
+    }
+    int f = FindField(parent->type->children(), name);
+    if (f < 0) {
+      return ErrorAt(location, "field " + sql::QuoteIdentifier(name) + " does not exist in " +
+                                   parent->sql + "; it has " +
+                                   FieldList(parent->type->children()));
+    }
+    return MakeField(std::move(parent), f, location);
+  }
+
+  // Expands `*` / `q.*` to named expressions.
+  Result<std::vector<NamedExpr>> ExpandStar(const sql::Star& star, sql::Location location) {
+    std::vector<NamedExpr> out;
+    bool qualifier_only = star.qualifier.empty();
+    if (star.qualifier.size() == 1) {
+      for (const std::string& q : qualifiers_) {
+        if (EqualsIgnoreCase(q, star.qualifier[0]) && input_.FieldIndex(q) < 0) qualifier_only = true;
+      }
+    }
+    if (qualifier_only) {
+      for (int i = 0; i < input_.num_fields(); ++i) {
+        out.push_back({input_.fields[i].name, MakeColumn(input_, i, location), location});
+      }
+      return out;
+    }
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr parent, ResolvePath(star.qualifier, location));
+    if (parent->type->id() != TypeId::kStruct) {
+      return ErrorAt(location, parent->sql + ".* needs a STRUCT, but " + parent->sql + " is " +
+                                   parent->type->ToDdl());
+    }
+    for (size_t i = 0; i < parent->type->children().size(); ++i) {
+      out.push_back({parent->type->children()[i].name,
+                     MakeField(parent, static_cast<int>(i), location), location});
+    }
+    return out;
+  }
+
+  Result<BoundExprPtr> Call(std::string_view name, std::vector<BoundExprPtr> args,
+                            sql::Location location) {
+    const Function* f = FindFunction(name);
+    if (f == nullptr) return Status::Internal("no function " + std::string(name));
+    auto type = f->type_rule(args);
+    if (!type.ok()) return type.status().WithContext(location.ToString());
+    auto e = std::make_shared<BoundExpr>();
+    e->kind = BoundExpr::Kind::kCall;
+    e->type = *type;
+    e->function = f;
+    e->location = location;
+    bool any_nullable = false, all_nullable = !args.empty();
+    for (const BoundExprPtr& a : args) {
+      any_nullable |= a->nullable;
+      all_nullable &= a->nullable;
+    }
+    if (name == "IS NULL" || name == "IS NOT NULL" || name == "<=>" || name == "isnull" ||
+        name == "isnotnull" || f->constant_per_batch) {
+      e->nullable = false;
+    } else if (name == "coalesce" || name == "ifnull" || name == "nvl") {
+      e->nullable = all_nullable;
+    } else {
+      e->nullable = any_nullable || f->introduces_nulls;
+    }
+    e->children = std::move(args);
+    return BoundExprPtr(e);
+  }
+
+ private:
+  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::ColumnRef& n) {
+    return ResolvePath(n.parts, e.location);
+  }
+
+  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::Star&) {
+    return ErrorAt(e.location, "'*' is allowed only as a select item");
+  }
+
+  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::Literal& n) {
+    using K = sql::Literal::Kind;
+    Column value(n.type ? n.type : DataType::String());
+    std::string sql = sql::ToSql(e);
+    switch (n.kind) {
+      case K::kNull: value.AppendNull(); break;
+      case K::kBoolean:
+        value = Column(DataType::Boolean());
+        value.Append<uint8_t>(n.boolean_value ? 1 : 0);
+        break;
+      case K::kInteger:
+        switch (n.type->id()) {
+          case TypeId::kInt8: value.Append<int8_t>(static_cast<int8_t>(n.integer_value)); break;
+          case TypeId::kInt16: value.Append<int16_t>(static_cast<int16_t>(n.integer_value)); break;
+          case TypeId::kInt32: value.Append<int32_t>(static_cast<int32_t>(n.integer_value)); break;
+          default: value.Append<int64_t>(n.integer_value);
+        }
+        break;
+      case K::kDecimal: value.Append<columnar::Int128>(n.decimal_unscaled); break;
+      case K::kDouble:
+        if (n.type->id() == TypeId::kFloat) {
+          value.Append<float>(static_cast<float>(n.double_value));
+        } else {
+          value.Append<double>(n.double_value);
+        }
+        break;
+      case K::kString: value.AppendString(n.text); break;
+      case K::kBinary:
+        value = Column(DataType::Binary());
+        value.AppendString(n.text);
+        break;
+      case K::kDate: {
+        std::optional<int32_t> d = ParseSparkDate(n.text);
+        if (!d) return ErrorAt(e.location, "invalid DATE literal " + sql::QuoteString(n.text));
+        value = Column(DataType::Date());
+        value.Append<int32_t>(*d);
+        break;
+      }
+      case K::kTimestamp:
+      case K::kTimestampNtz: {
+        bool ntz = n.kind == K::kTimestampNtz;
+        std::optional<int64_t> t = ParseSparkTimestamp(n.text, ntz);
+        if (!t) {
+          return ErrorAt(e.location, std::string(ntz ? "invalid TIMESTAMP_NTZ" : "invalid TIMESTAMP") +
+                                         " literal " + sql::QuoteString(n.text));
+        }
+        value = Column(ntz ? DataType::TimestampNtz() : DataType::Timestamp());
+        value.Append<int64_t>(*t);
+        break;
+      }
+      case K::kInterval:
+        return NotImplementedAt(e.location, "INTERVAL values are supported only in WATERMARK ... "
+                                            "DELAY OF for now");
+    }
+    BoundExprPtr lit = MakeLiteral(std::move(value), std::move(sql));
+    auto copy = std::make_shared<BoundExpr>(*lit);
+    copy->location = e.location;
+    return BoundExprPtr(copy);
+  }
+
+  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::Unary& n) {
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr operand, Bind(*n.operand));
+    switch (n.op) {
+      case sql::UnaryOp::kNegate: return Call("NEGATE", {std::move(operand)}, e.location);
+      case sql::UnaryOp::kPlus: return operand;
+      case sql::UnaryOp::kNot: return Call("NOT", {std::move(operand)}, e.location);
+      case sql::UnaryOp::kBitNot:
+        return NotImplementedAt(e.location, "the ~ operator is not supported yet");
+    }
+    return Status::Internal("unary operator");
+  }
+
+  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::Binary& n) {
+    std::string_view name;
+    switch (n.op) {
+      case sql::BinaryOp::kOr: name = "OR"; break;
+      case sql::BinaryOp::kAnd: name = "AND"; break;
+      case sql::BinaryOp::kEqual: name = "="; break;
+      case sql::BinaryOp::kNullSafeEqual: name = "<=>"; break;
+      case sql::BinaryOp::kNotEqual: name = "!="; break;
+      case sql::BinaryOp::kLess: name = "<"; break;
+      case sql::BinaryOp::kLessEqual: name = "<="; break;
+      case sql::BinaryOp::kGreater: name = ">"; break;
+      case sql::BinaryOp::kGreaterEqual: name = ">="; break;
+      case sql::BinaryOp::kAdd: name = "+"; break;
+      case sql::BinaryOp::kSubtract: name = "-"; break;
+      case sql::BinaryOp::kMultiply: name = "*"; break;
+      case sql::BinaryOp::kDivide: name = "/"; break;
+      case sql::BinaryOp::kModulo: name = "%"; break;
+      case sql::BinaryOp::kIntegerDivide: name = "DIV"; break;
+      case sql::BinaryOp::kConcat: name = "||"; break;
+      case sql::BinaryOp::kBitAnd:
+      case sql::BinaryOp::kBitOr:
+      case sql::BinaryOp::kBitXor:
+        return NotImplementedAt(e.location, "bitwise operators are not supported yet");
+    }
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr left, Bind(*n.left));
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr right, Bind(*n.right));
+    return Call(name, {std::move(left), std::move(right)}, e.location);
+  }
+
+  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::FunctionCall& n) {
+    if (n.name == "secret") {
+      return ErrorAt(e.location, "secret() is allowed only in read_kafka options");
+    }
+    const Function* f = FindFunction(n.name);
+    if (f == nullptr || n.name.empty() || !(n.name[0] >= 'a' && n.name[0] <= 'z')) {
+      if (n.name == "count" || n.name == "sum" || n.name == "min" || n.name == "max" ||
+          n.name == "avg") {
+        return NotImplementedAt(e.location, "aggregate function " + n.name +
+                                                "() is not supported in a streaming table");
+      }
+      return NotImplementedAt(e.location, "function " + n.name + "() is not supported by weir yet");
+    }
+    if (n.star || n.distinct) {
+      return ErrorAt(e.location, n.name + "() takes no * or DISTINCT");
+    }
+    for (const std::string& arg_name : n.arg_names) {
+      if (!arg_name.empty()) {
+        return ErrorAt(e.location, n.name + "() takes positional arguments only, not '" +
+                                       arg_name + " =>'");
+      }
+    }
+    int count = static_cast<int>(n.args.size());
+    if (count < f->min_args || (f->max_args >= 0 && count > f->max_args)) {
+      std::string expected = f->min_args == f->max_args ? std::to_string(f->min_args)
+                             : f->max_args < 0 ? "at least " + std::to_string(f->min_args)
+                                               : std::to_string(f->min_args) + " to " +
+                                                     std::to_string(f->max_args);
+      return ErrorAt(e.location, n.name + "() takes " + expected + " argument" +
+                                     (expected == "1" ? "" : "s") + ", got " + std::to_string(count));
+    }
+    std::vector<BoundExprPtr> args;
+    for (const sql::ExprPtr& a : n.args) {
+      WEIR_ASSIGN_OR_RETURN(BoundExprPtr b, Bind(*a));
+      args.push_back(std::move(b));
+    }
+    return Call(n.name, std::move(args), e.location);
+  }
+
+  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::Cast& n) {
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr operand, Bind(*n.operand));
+    if (operand->IsNullLiteral()) return CastTo(std::move(operand), n.type);
+    if (!CanCast(*operand->type, *n.type)) {
+      return ErrorAt(e.location, "cannot cast " + operand->sql + " from " +
+                                     operand->type->ToDdl() + " to " + n.type->ToDdl());
+    }
+    auto c = std::make_shared<BoundExpr>();
+    c->kind = BoundExpr::Kind::kCast;
+    c->type = n.type;
+    c->try_cast = n.try_cast;
+    c->nullable = operand->nullable || CastMayFail(*operand->type, *n.type);
+    c->location = e.location;
+    c->children.push_back(std::move(operand));
+    return BoundExprPtr(c);
+  }
+
+  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::Case& n) {
+    std::vector<BoundExprPtr> args;
+    BoundExprPtr operand;
+    if (n.operand) {
+      WEIR_ASSIGN_OR_RETURN(operand, Bind(*n.operand));
+    }
+    for (size_t i = 0; i < n.whens.size(); ++i) {
+      WEIR_ASSIGN_OR_RETURN(BoundExprPtr when, Bind(*n.whens[i]));
+      if (operand) {
+        WEIR_ASSIGN_OR_RETURN(when, Call("=", {operand, std::move(when)}, n.whens[i]->location));
+      }
+      WEIR_ASSIGN_OR_RETURN(BoundExprPtr then, Bind(*n.thens[i]));
+      args.push_back(std::move(when));
+      args.push_back(std::move(then));
+    }
+    if (n.else_result) {
+      WEIR_ASSIGN_OR_RETURN(BoundExprPtr otherwise, Bind(*n.else_result));
+      args.push_back(std::move(otherwise));
+    } else {
+      Column null_value(DataType::String());
+      null_value.AppendNull();
+      args.push_back(MakeLiteral(std::move(null_value), "NULL"));
+    }
+    return Call("CASE", std::move(args), e.location);
+  }
+
+  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::InList& n) {
+    std::vector<BoundExprPtr> args;
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr operand, Bind(*n.operand));
+    args.push_back(std::move(operand));
+    for (const sql::ExprPtr& item : n.list) {
+      WEIR_ASSIGN_OR_RETURN(BoundExprPtr b, Bind(*item));
+      args.push_back(std::move(b));
+    }
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr in, Call("IN", std::move(args), e.location));
+    if (n.negated) return Call("NOT", {std::move(in)}, e.location);
+    return in;
+  }
+
+  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::Between& n) {
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr operand, Bind(*n.operand));
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr low, Bind(*n.low));
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr high, Bind(*n.high));
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr ge, Call(">=", {operand, std::move(low)}, e.location));
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr le, Call("<=", {operand, std::move(high)}, e.location));
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr both, Call("AND", {std::move(ge), std::move(le)}, e.location));
+    if (n.negated) return Call("NOT", {std::move(both)}, e.location);
+    return both;
+  }
+
+  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::IsPredicate& n) {
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr operand, Bind(*n.operand));
+    using K = sql::IsPredicate::Kind;
+    if (n.kind == K::kNull) {
+      return Call(n.negated ? "IS NOT NULL" : "IS NULL", {std::move(operand)}, e.location);
+    }
+    BoundExprPtr other;
+    if (n.kind == K::kDistinctFrom) {
+      WEIR_ASSIGN_OR_RETURN(other, Bind(*n.other));
+    } else {
+      Column value(DataType::Boolean());
+      value.Append<uint8_t>(n.kind == K::kTrue ? 1 : 0);
+      other = MakeLiteral(std::move(value), n.kind == K::kTrue ? "true" : "false");
+    }
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr same, Call("<=>", {std::move(operand), std::move(other)},
+                                                  e.location));
+    // IS TRUE = (x <=> true); IS DISTINCT FROM = NOT (x <=> y).
+    bool want_same = n.kind == K::kDistinctFrom ? n.negated : !n.negated;
+    if (want_same) return same;
+    return Call("NOT", {std::move(same)}, e.location);
+  }
+
+  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::Like&) {
+    return NotImplementedAt(e.location, "LIKE / RLIKE are not supported yet");
+  }
+
+  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::FieldAccess& n) {
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr operand, Bind(*n.operand));
+    return FieldOf(std::move(operand), n.field, e.location);
+  }
+
+  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::Subscript&) {
+    return NotImplementedAt(e.location, "subscripts x[i] are not supported yet");
+  }
+
+  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::JsonPath&) {
+    return NotImplementedAt(e.location, "JSON paths (col:path) are not supported yet");
+  }
+
+  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::Lambda&) {
+    return ErrorAt(e.location, "a lambda (x -> ...) is allowed only as a function argument");
+  }
+
+  const columnar::Schema& input_;
+  const std::vector<std::string>& qualifiers_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+Binder::Binder(const columnar::Schema& input, std::vector<std::string> qualifiers)
+    : input_(input), qualifiers_(std::move(qualifiers)) {}
+
+Result<BoundExprPtr> Binder::Bind(const sql::Expr& expr) const {
+  ExprBinder binder(input_, qualifiers_);
+  return binder.Bind(expr);
+}
+
+Result<std::vector<NamedExpr>> Binder::BindSelectList(
+    const std::vector<sql::SelectItem>& items) const {
+  ExprBinder binder(input_, qualifiers_);
+  std::vector<NamedExpr> out;
+  for (const sql::SelectItem& item : items) {
+    if (const sql::Star* star = item.expr->As<sql::Star>()) {
+      if (!item.alias.empty()) return ErrorAt(item.location, "'*' cannot have an alias");
+      WEIR_ASSIGN_OR_RETURN(std::vector<NamedExpr> expanded,
+                            binder.ExpandStar(*star, item.expr->location));
+      for (NamedExpr& n : expanded) out.push_back(std::move(n));
+      continue;
+    }
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr e, binder.Bind(*item.expr));
+    std::string name = item.alias.empty() ? sql::DefaultColumnName(*item.expr) : item.alias;
+    out.push_back({std::move(name), std::move(e), item.location});
+  }
+  return out;
+}
+
+Result<BoundExprPtr> Binder::BindPredicate(const sql::Expr& expr) const {
+  WEIR_ASSIGN_OR_RETURN(BoundExprPtr e, Bind(expr));
+  if (e->IsNullLiteral()) return CastTo(std::move(e), DataType::Boolean());
+  if (e->type->id() != TypeId::kBoolean) {
+    return ErrorAt(expr.location, "a condition must be BOOLEAN, but " + e->sql + " is " +
+                                      e->type->ToDdl());
+  }
+  return e;
+}
+
+}  // namespace weir::expr

@@ -1,0 +1,133 @@
+#include "expr/evaluator.h"
+
+#include <algorithm>
+
+#include "expr/cast.h"
+#include "expr/functions.h"
+
+namespace weir::expr {
+
+using columnar::Column;
+
+void RowErrors::Reset(int64_t num_rows) {
+  num_rows_ = num_rows;
+  count_ = 0;
+  mask_.clear();
+  first_message_.clear();
+}
+
+void RowErrors::Mark(int64_t row, std::string_view message) {
+  if (mask_.empty()) mask_.assign(static_cast<size_t>(num_rows_), 0);
+  if (first_message_.empty()) first_message_ = std::string(message);
+  if (row < 0) {
+    std::fill(mask_.begin(), mask_.end(), 1);
+    count_ = num_rows_;
+    return;
+  }
+  if (row >= num_rows_) return;
+  if (mask_[row] == 0) {
+    mask_[row] = 1;
+    ++count_;
+  }
+}
+
+Column Broadcast(const Column& column, int64_t row, int64_t num_rows) {
+  Column out(column.type());
+  int width = column.type()->byte_width();
+  if (column.IsNull(row)) {
+    out.Reserve(num_rows);
+    for (int64_t i = 0; i < num_rows; ++i) out.AppendNull();
+    return out;
+  }
+  if (width > 0) {
+    std::vector<uint8_t>& fixed = out.fixed_buffer();
+    fixed.resize(static_cast<size_t>(num_rows) * width);
+    const uint8_t* src = column.values<uint8_t>() + row * width;
+    for (int64_t i = 0; i < num_rows; ++i) std::memcpy(fixed.data() + i * width, src, width);
+  } else if (column.type()->is_binary_like()) {
+    out.string_buffer().assign(static_cast<size_t>(num_rows), column.StringAt(row));
+    out.ShareBuffersFrom(column);
+  } else {
+    out.Reserve(num_rows);
+    for (int64_t i = 0; i < num_rows; ++i) out.AppendFrom(column, row);
+    return out;
+  }
+  out.SetSize(num_rows);
+  return out;
+}
+
+Column Vector::Materialize(int64_t num_rows) && {
+  if (constant_) return Broadcast(column(), 0, num_rows);
+  if (owned_) return std::move(*owned_);
+  return *borrowed_;
+}
+
+namespace {
+
+// Field `index` of a struct vector, NULL where the struct is NULL. The parent may be owned and
+// die with this call, so the child is copied (its string bytes stay shared).
+Vector StructField(Vector parent, int index) {
+  const Column& s = parent.column();
+  const Column& child = s.child(index);
+  Column out = child;
+  if (s.null_count() > 0) {
+    std::vector<uint8_t> validity(static_cast<size_t>(s.size()), 1);
+    for (int64_t i = 0; i < s.size(); ++i) {
+      validity[i] = (!s.IsNull(i) && !child.IsNull(i)) ? 1 : 0;
+    }
+    out.validity_buffer() = std::move(validity);
+    out.SetSize(s.size());
+  }
+  return Vector::Own(std::move(out), parent.constant());
+}
+
+}  // namespace
+
+Result<Vector> EvaluateVector(const BoundExpr& expr, const columnar::Batch& batch,
+                              EvalContext& context) {
+  int64_t num_rows = batch.num_rows();
+  switch (expr.kind) {
+    case BoundExpr::Kind::kColumn:
+      if (expr.index < 0 || expr.index >= static_cast<int>(batch.columns.size())) {
+        return Status::Internal("bound column " + std::to_string(expr.index) +
+                                " is outside the batch");
+      }
+      return Vector::Borrow(&batch.columns[expr.index], false);
+    case BoundExpr::Kind::kLiteral:
+      return Vector::Borrow(expr.literal.get(), true);
+    case BoundExpr::Kind::kField: {
+      const BoundExpr& parent = *expr.children[0];
+      if (parent.kind == BoundExpr::Kind::kColumn) {
+        const Column& s = batch.columns[parent.index];
+        if (s.null_count() == 0) return Vector::Borrow(&s.child(expr.index), false);
+      }
+      WEIR_ASSIGN_OR_RETURN(Vector p, EvaluateVector(parent, batch, context));
+      return StructField(std::move(p), expr.index);
+    }
+    case BoundExpr::Kind::kCast: {
+      WEIR_ASSIGN_OR_RETURN(Vector input, EvaluateVector(*expr.children[0], batch, context));
+      return CastVector(std::move(input), expr.type, num_rows, context, expr.try_cast);
+    }
+    case BoundExpr::Kind::kCall: {
+      std::vector<Vector> args;
+      args.reserve(expr.children.size());
+      bool all_constant = true;
+      for (const BoundExprPtr& child : expr.children) {
+        WEIR_ASSIGN_OR_RETURN(Vector v, EvaluateVector(*child, batch, context));
+        all_constant &= v.constant();
+        args.push_back(std::move(v));
+      }
+      KernelInput input{expr, std::span<Vector>(args), all_constant ? 1 : num_rows, context};
+      WEIR_ASSIGN_OR_RETURN(Vector result, expr.function->kernel(input));
+      return result;
+    }
+  }
+  return Status::Internal("unknown bound expression kind");
+}
+
+Result<Column> Evaluate(const BoundExpr& expr, const columnar::Batch& batch, EvalContext& context) {
+  WEIR_ASSIGN_OR_RETURN(Vector v, EvaluateVector(expr, batch, context));
+  return std::move(v).Materialize(batch.num_rows());
+}
+
+}  // namespace weir::expr

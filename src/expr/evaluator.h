@@ -1,0 +1,107 @@
+// Vectorised evaluation of bound expressions over columnar batches: each node runs once per batch
+// over whole columns (a type switch per column, tight loops inside, no per-row virtual calls or
+// allocations). Column references return the input column without copying its values where the
+// API allows it (EvaluateVector borrows; Evaluate copies buffers but never string bytes);
+// literals stay one constant row until the caller materialises them.
+//
+// Bad rows are not failures: a value Spark turns into NULL (non-ANSI cast of 'abc' to INT) is a
+// NULL; in ANSI mode the row is marked in EvalContext::row_errors (for quarantine routing) and
+// the value is NULL. A Status error means the batch cannot be evaluated at all (internal bugs).
+// An EvalContext belongs to one thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "columnar/column.h"
+#include "expr/bound_expr.h"
+
+namespace weir::expr {
+
+// Rows that failed to evaluate, with the first reason.
+class RowErrors {
+ public:
+  // Clears and sizes for a batch of `num_rows`.
+  void Reset(int64_t num_rows);
+  // Marks `row` (or every row when `row` < 0); keeps the first message.
+  void Mark(int64_t row, std::string_view message);
+
+  int64_t count() const { return count_; }
+  bool IsMarked(int64_t row) const { return count_ > 0 && mask_[row] != 0; }
+  // One byte per row (1 = failed); empty when no row failed.
+  const std::vector<uint8_t>& mask() const { return mask_; }
+  const std::string& first_message() const { return first_message_; }
+
+ private:
+  int64_t num_rows_ = 0;
+  int64_t count_ = 0;
+  std::vector<uint8_t> mask_;
+  std::string first_message_;
+};
+
+struct EvalContext {
+  // current_timestamp() for the whole batch (Spark fixes it per micro-batch): microseconds UTC.
+  int64_t current_timestamp_micros = 0;
+  // spark.sql.ansi.enabled: invalid casts mark the row in row_errors instead of silently
+  // becoming NULL.
+  bool ansi = false;
+  RowErrors row_errors;
+
+  // Prepares for a batch: sizes row_errors and sets the batch timestamp.
+  void StartBatch(int64_t num_rows, int64_t batch_timestamp_micros) {
+    row_errors.Reset(num_rows);
+    current_timestamp_micros = batch_timestamp_micros;
+  }
+};
+
+// An intermediate result: a column of the batch's rows, or one constant row standing for all of
+// them. It either borrows a column (an input column or a literal, which must outlive it) or owns
+// one.
+class Vector {
+ public:
+  static Vector Borrow(const columnar::Column* column, bool constant) {
+    Vector v;
+    v.borrowed_ = column;
+    v.constant_ = constant;
+    return v;
+  }
+  static Vector Own(columnar::Column column, bool constant) {
+    Vector v;
+    v.owned_.emplace(std::move(column));
+    v.constant_ = constant;
+    return v;
+  }
+
+  const columnar::Column& column() const { return borrowed_ ? *borrowed_ : *owned_; }
+  bool constant() const { return constant_; }
+  // Row of column() holding the value of batch row `row`.
+  int64_t Row(int64_t row) const { return constant_ ? 0 : row; }
+  bool IsNull(int64_t row) const { return column().IsNull(Row(row)); }
+
+  // A column of `num_rows` rows: moves an owned column, copies a borrowed one (sharing its string
+  // bytes) and repeats a constant.
+  columnar::Column Materialize(int64_t num_rows) &&;
+
+ private:
+  Vector() = default;
+  const columnar::Column* borrowed_ = nullptr;
+  std::optional<columnar::Column> owned_;
+  bool constant_ = false;
+};
+
+// Evaluates `expr` over `batch`; the result may borrow from `batch` and from `expr`, which must
+// outlive it.
+Result<Vector> EvaluateVector(const BoundExpr& expr, const columnar::Batch& batch,
+                              EvalContext& context);
+
+// Evaluates `expr` over `batch` into a column of batch.num_rows() values.
+Result<columnar::Column> Evaluate(const BoundExpr& expr, const columnar::Batch& batch,
+                                  EvalContext& context);
+
+// A column of `num_rows` copies of row `row` of `column`.
+columnar::Column Broadcast(const columnar::Column& column, int64_t row, int64_t num_rows);
+
+}  // namespace weir::expr

@@ -1,0 +1,210 @@
+#include "sql/pipeline.h"
+
+#include <gtest/gtest.h>
+
+#include "base/testing.h"
+
+namespace weir::sql {
+namespace {
+
+SecretResolver FakeEnvironment(std::map<std::string, std::string> env) {
+  return SecretResolver([env](const std::string& name) -> std::optional<std::string> {
+    auto it = env.find(name);
+    if (it == env.end()) return std::nullopt;
+    return it->second;
+  });
+}
+
+constexpr std::string_view kOrders = R"(-- Bronze and silver for the orders topic.
+SET topic = orders;
+USE CATALOG sales;
+USE SCHEMA bronze;
+
+CREATE OR REFRESH STREAMING TABLE orders_raw AS
+SELECT CAST(key AS STRING) AS partition_key, CAST(value AS STRING) AS raw_value,
+       partition AS eh_partition, offset AS eh_offset, timestamp AS enqueued_time,
+       current_timestamp() AS ingested_at
+FROM STREAM read_kafka(
+  bootstrapServers => '${namespace}.servicebus.windows.net:9093',
+  subscribe => '${topic}',
+  `kafka.sasl.jaas.config` => 'org.apache.kafka.common.security.plain.PlainLoginModule required '
+      || 'username="$ConnectionString" password="' || secret('eh', 'connection-string') || '";',
+  maxOffsetsPerTrigger => 200000,
+  failOnDataLoss => false
+);
+
+CREATE OR REFRESH STREAMING TABLE silver.orders (
+  CONSTRAINT valid_id EXPECT (event_id IS NOT NULL) ON VIOLATION DROP ROW
+) AS SELECT * FROM STREAM(LIVE.orders_raw);
+)";
+
+TEST(PipelineTest, ParsesTablesSettingsAndSecrets) {
+  SecretResolver secrets = FakeEnvironment({{"WEIR_SECRET_EH_CONNECTION_STRING", "Endpoint=sb://x;Key=s3cr3t"}});
+  ASSERT_OK_AND_ASSIGN(Pipeline p, ParsePipeline(kOrders, {{"namespace", "contoso"}}, secrets));
+  ASSERT_EQ(p.tables.size(), 2u);
+  EXPECT_EQ(p.settings.at("topic"), "orders");
+
+  const StreamingTableDefinition& bronze = p.tables[0];
+  EXPECT_EQ(bronze.name.ToString(), "sales.bronze.orders_raw");
+  EXPECT_EQ(bronze.name.RelativePath(), "sales/bronze/orders_raw");
+  EXPECT_EQ(bronze.source_kind, FromClause::Kind::kReadKafka);
+  EXPECT_EQ(bronze.kafka_options.at("bootstrapServers").Reveal(),
+            "contoso.servicebus.windows.net:9093");
+  EXPECT_FALSE(bronze.kafka_options.at("bootstrapServers").is_secret());
+  EXPECT_EQ(bronze.kafka_options.at("subscribe").Reveal(), "orders");
+  EXPECT_EQ(bronze.kafka_options.at("maxOffsetsPerTrigger").Reveal(), "200000");
+  EXPECT_EQ(bronze.kafka_options.at("failOnDataLoss").Reveal(), "false");
+  const OptionValue& jaas = bronze.kafka_options.at("kafka.sasl.jaas.config");
+  EXPECT_TRUE(jaas.is_secret());
+  EXPECT_EQ(jaas.ToString(), "***");
+  EXPECT_EQ(jaas.Reveal(),
+            "org.apache.kafka.common.security.plain.PlainLoginModule required "
+            "username=\"$ConnectionString\" password=\"Endpoint=sb://x;Key=s3cr3t\";");
+  EXPECT_EQ(bronze.query().select_list.size(), 6u);
+
+  const StreamingTableDefinition& silver = p.tables[1];
+  EXPECT_EQ(silver.name.ToString(), "sales.silver.orders");
+  EXPECT_EQ(silver.source_kind, FromClause::Kind::kTable);
+  EXPECT_EQ(silver.source_table.ToString(), "sales.bronze.orders_raw");
+  ASSERT_EQ(silver.statement.expectations.size(), 1u);
+  EXPECT_EQ(p.FindTable(silver.source_table), &p.tables[0]);
+}
+
+TEST(PipelineTest, CommandLineVariablesWinOverSet) {
+  SecretResolver secrets = FakeEnvironment({{"WEIR_SECRET_EH_CONNECTION_STRING", "x"}});
+  ASSERT_OK_AND_ASSIGN(Pipeline p,
+                       ParsePipeline(kOrders, {{"namespace", "n"}, {"topic", "test"}}, secrets));
+  EXPECT_EQ(p.tables[0].kafka_options.at("subscribe").Reveal(), "test");
+  EXPECT_EQ(p.settings.at("topic"), "test");
+}
+
+TEST(PipelineTest, UnknownVariableNamesItAndItsLine) {
+  SecretResolver secrets = FakeEnvironment({{"WEIR_SECRET_EH_CONNECTION_STRING", "x"}});
+  auto r = ParsePipeline(kOrders, {}, secrets);
+  ASSERT_STATUS_CODE(kInvalidArgument, r);
+  EXPECT_EQ(r.status().message(),
+            "line 11, column 24: unknown variable ${namespace}: pass --set namespace=value or "
+            "define it with SET namespace = value before this statement");
+  // A SET defines variables only for later statements.
+  r = ParsePipeline("CREATE STREAMING TABLE t AS SELECT * FROM STREAM ${src};\nSET src = x;", {},
+                    secrets);
+  ASSERT_STATUS_CODE(kInvalidArgument, r);
+  EXPECT_NE(r.status().message().find("line 1, column 50: unknown variable ${src}"),
+            std::string::npos)
+      << r.status().message();
+  // Comments are not substituted.
+  ASSERT_OK(ParsePipeline("-- uses ${nothing}\nCREATE STREAMING TABLE t AS SELECT * FROM STREAM s;",
+                          {}, secrets)
+                .status());
+}
+
+TEST(PipelineTest, ErrorsAfterSubstitutionPointAtTheOriginalText) {
+  SecretResolver secrets;
+  // The variable's value is longer than "${t}": the error column is still the one in the file.
+  auto r = ParsePipeline(
+      "CREATE STREAMING TABLE t AS SELECT a FROM STREAM read_kafka(subscribe => '${t}', x => )",
+      {{"t", "a-much-longer-topic-name"}}, secrets);
+  ASSERT_STATUS_CODE(kInvalidArgument, r);
+  EXPECT_EQ(r.status().message(), "line 1, column 87: expected an expression near ')'");
+}
+
+TEST(PipelineTest, MissingSecretNamesScopeAndKeyButNoValue) {
+  SecretResolver secrets = FakeEnvironment({});
+  auto r = ParsePipeline(
+      "CREATE STREAMING TABLE t AS SELECT * FROM STREAM read_kafka(\n"
+      "  `kafka.sasl.password` => secret('Event-Hubs', 'key1'))",
+      {}, secrets);
+  ASSERT_STATUS_CODE(kNotFound, r);
+  EXPECT_EQ(r.status().message(),
+            "line 2, column 28: secret('Event-Hubs', 'key1') is not defined: set the environment "
+            "variable WEIR_SECRET_EVENT_HUBS_KEY1 or pass a secrets file");
+}
+
+TEST(PipelineTest, SecretsFromAJsonDocument) {
+  SecretResolver secrets = FakeEnvironment({{"WEIR_SECRET_A_B", "from-env"}});
+  ASSERT_OK(secrets.AddSecretsJson(R"({"a": {"b": "from-file", "c": "file-only"}})", "/etc/s.json"));
+  ASSERT_OK_AND_ASSIGN(OptionValue v, secrets.Resolve("a", "b"));
+  EXPECT_EQ(v.Reveal(), "from-env");  // the environment wins
+  EXPECT_TRUE(v.is_secret());
+  ASSERT_OK_AND_ASSIGN(v, secrets.Resolve("a", "c"));
+  EXPECT_EQ(v.Reveal(), "file-only");
+  auto missing = secrets.Resolve("a", "zzz");
+  ASSERT_STATUS_CODE(kNotFound, missing);
+  EXPECT_NE(missing.status().message().find("/etc/s.json"), std::string::npos);
+  auto bad = secrets.AddSecretsJson(R"({"a": {"b": 5}})", "f.json");
+  ASSERT_STATUS_CODE(kInvalidArgument, bad);
+  EXPECT_EQ(bad.message().find("5"), std::string::npos);
+  ASSERT_STATUS_CODE(kInvalidArgument, secrets.AddSecretsJson("not json", "f.json"));
+  EXPECT_EQ(SecretResolver::EnvironmentVariableName("eh-prod", "conn.string"),
+            "WEIR_SECRET_EH_PROD_CONN_STRING");
+}
+
+TEST(PipelineTest, SecretOnlyInKafkaOptions) {
+  SecretResolver secrets = FakeEnvironment({{"WEIR_SECRET_A_B", "v"}});
+  auto r = ParsePipeline(
+      "CREATE STREAMING TABLE t AS SELECT secret('a', 'b') AS s FROM STREAM read_kafka(x => 1)", {},
+      secrets);
+  ASSERT_STATUS_CODE(kInvalidArgument, r);
+  EXPECT_EQ(r.status().message(),
+            "line 1, column 36: secret() is allowed only in read_kafka options, not in the select "
+            "list");
+}
+
+TEST(PipelineTest, NameResolution) {
+  QualifiedName n;
+  n.parts = {"Orders"};
+  ASSERT_OK_AND_ASSIGN(TableIdentifier id, ResolveTableName(n, "main", "default"));
+  EXPECT_EQ(id.ToString(), "main.default.orders");
+  n.parts = {"LIVE", "orders"};
+  ASSERT_OK_AND_ASSIGN(id, ResolveTableName(n, "c", "s"));
+  EXPECT_EQ(id.ToString(), "c.s.orders");
+  n.parts = {"Bronze", "orders"};
+  ASSERT_OK_AND_ASSIGN(id, ResolveTableName(n, "c", "s"));
+  EXPECT_EQ(id.ToString(), "c.bronze.orders");
+  n.parts = {"a", "b", "c", "d"};
+  ASSERT_STATUS_CODE(kInvalidArgument, ResolveTableName(n, "c", "s"));
+  n.parts = {"..", "x"};
+  ASSERT_STATUS_CODE(kInvalidArgument, ResolveTableName(n, "c", "s"));
+  n.parts = {"a/b"};
+  ASSERT_STATUS_CODE(kInvalidArgument, ResolveTableName(n, "c", "s"));
+}
+
+TEST(PipelineTest, StructuralErrors) {
+  SecretResolver secrets = FakeEnvironment({});
+  auto error = [&](std::string_view text) {
+    auto r = ParsePipeline(text, {}, secrets);
+    EXPECT_FALSE(r.ok()) << text;
+    return r.ok() ? "" : r.status().message();
+  };
+  EXPECT_EQ(error("SET a = 1;"),
+            "the pipeline defines no streaming table (expected CREATE OR REFRESH STREAMING TABLE "
+            "name AS SELECT ... FROM STREAM read_kafka(...))");
+  EXPECT_EQ(error("SELECT 1"),
+            "line 1, column 1: a pipeline file holds CREATE STREAMING TABLE, SET and USE "
+            "statements; wrap this SELECT in CREATE OR REFRESH STREAMING TABLE name AS ...");
+  EXPECT_EQ(error("CREATE STREAMING TABLE t AS SELECT * FROM s"),
+            "line 1, column 43: a streaming table reads a stream: write FROM STREAM "
+            "read_kafka(...) or FROM STREAM(table)");
+  EXPECT_EQ(error("CREATE STREAMING TABLE t AS SELECT * FROM STREAM s;\n"
+                  "CREATE STREAMING TABLE main.default.T AS SELECT * FROM STREAM s"),
+            "line 2, column 24: streaming table main.default.t is defined twice");
+  EXPECT_EQ(error("CREATE STREAMING TABLE t AS SELECT * FROM STREAM read_kafka(a => 1, A => 2)"),
+            "line 1, column 69: read_kafka option 'A' is given twice");
+  EXPECT_EQ(error("CREATE STREAMING TABLE t AS SELECT * FROM STREAM read_kafka(a => upper('x'))"),
+            "line 1, column 66: read_kafka option 'a' must be a constant: a string, number, "
+            "boolean or secret('scope', 'key'), optionally joined with ||");
+  EXPECT_EQ(error("SET x = 1;\nCREATE STREAMING TABLE t AS\nSELECT * FROM STREAM s WHERE ${x} +"),
+            "line 3, column 36: expected an expression at the end of the statement");
+  EXPECT_EQ(error("CREATE STREAMING TABLE t AS SELECT '${oops' FROM STREAM s"),
+            "line 1, column 37: malformed variable reference (write ${name})");
+}
+
+TEST(PipelineTest, SubstituteVariablesKeepsStringsAndMapsLocations) {
+  std::string text = "a '${x}' /* ${y} */ `${x}`;\n${x}";
+  ASSERT_OK_AND_ASSIGN(SubstitutedText s, SubstituteVariables(text, {{"x", "VALUE"}}));
+  EXPECT_EQ(s.text, "a 'VALUE' /* ${y} */ `VALUE`;\nVALUE");
+  EXPECT_EQ(s.map.Locate(s.text.size() - 1).ToString(), "line 2, column 1");
+}
+
+}  // namespace
+}  // namespace weir::sql
