@@ -9,63 +9,14 @@
 #include "broker/sample_producer.h"
 #include "cli/command.h"
 #include "cli/flags.h"
+#include "cli/orders_sql.h"
+#include "cli/pipeline_runner.h"
 #include "columnar/json_lines.h"
 #include "delta/table.h"
 #include "fs/local_file_system.h"
-#include "stream/streaming_query.h"
 
 namespace weir::cli {
 namespace {
-
-using columnar::Batch;
-using columnar::Column;
-using columnar::DataType;
-using columnar::Field;
-
-// Seed 001 step 4's bronze SELECT: CAST(key AS STRING) AS partition_key, CAST(value AS STRING) AS
-// raw_value, partition AS eh_partition, offset AS eh_offset, timestamp AS enqueued_time,
-// current_timestamp() AS ingested_at. (`weir run` evaluates the same from examples/orders.sql.)
-class BronzeTransform : public stream::Transform {
- public:
-  BronzeTransform() {
-    schema_.fields = {Field{"partition_key", DataType::String(), true},
-                      Field{"raw_value", DataType::String(), true},
-                      Field{"eh_partition", DataType::Int32(), true},
-                      Field{"eh_offset", DataType::Int64(), true},
-                      Field{"enqueued_time", DataType::Timestamp(), true},
-                      Field{"ingested_at", DataType::Timestamp(), true}};
-  }
-  const columnar::Schema& output_schema() const override { return schema_; }
-  Result<Batch> Apply(const Batch& in, int64_t batch_timestamp_ms) override {
-    Batch out;
-    out.schema = schema_;
-    out.columns.push_back(AsString(in.columns[0]));
-    out.columns.push_back(AsString(in.columns[1]));
-    out.columns.push_back(in.columns[3]);
-    out.columns.push_back(in.columns[4]);
-    out.columns.push_back(in.columns[5]);
-    Column now(DataType::Timestamp());
-    now.fixed_buffer().resize(in.num_rows() * sizeof(int64_t));
-    int64_t* values = now.mutable_values<int64_t>();
-    for (int64_t i = 0; i < in.num_rows(); ++i) values[i] = batch_timestamp_ms * 1000;
-    now.SetSize(in.num_rows());
-    out.columns.push_back(std::move(now));
-    return out;
-  }
-
- private:
-  static Column AsString(const Column& binary) {  // zero-copy: the same bytes, typed STRING
-    Column out(DataType::String());
-    out.string_buffer().assign(binary.strings(), binary.strings() + binary.size());
-    if (binary.null_count() > 0) {
-      out.validity_buffer().assign(binary.validity(), binary.validity() + binary.size());
-    }
-    out.SetSize(binary.size());
-    out.ShareBuffersFrom(binary);
-    return out;
-  }
-  columnar::Schema schema_;
-};
 
 int DemoMain(const Flags& flags) {
   auto events = flags.GetInt("events");
@@ -107,35 +58,22 @@ int DemoMain(const Flags& flags) {
                static_cast<unsigned long long>(report->counts.malformed),
                static_cast<unsigned long long>(report->counts.late), report->seconds);
 
-  auto options = kafka::KafkaSourceOptions::Parse({{"kafka.bootstrap.servers", bootstrap},
-                                                   {"subscribe", "orders"},
-                                                   {"startingOffsets", "earliest"},
-                                                   {"maxOffsetsPerTrigger", "50000"}});
-  if (!options.ok()) return Fail(options.status());
-  stream::KafkaFlowSpec spec;
-  spec.name = "sales.bronze.orders_raw";
-  spec.table_path = dir + "/sales/bronze/orders_raw";
-  spec.checkpoint_dir = dir + "/_checkpoints/sales.bronze.orders_raw";
-  spec.source = std::move(*options);
-  spec.transform = std::make_shared<BronzeTransform>();
-  stream::QueryOptions query_options;
-  query_options.trigger.kind = stream::Trigger::Kind::kAvailableNow;
-  query_options.log = [](const std::string& line) { std::fprintf(stderr, "weir: %s\n", line.c_str()); };
-  query_options.on_progress = [](const stream::QueryProgress& p) {
-    std::fprintf(stderr, "%s\n", p.Summary().c_str());
-  };
-  auto query = stream::StreamingQuery::Open(fs, std::move(spec), std::move(query_options));
-  if (!query.ok()) return Fail(query.status());
-  if (Status st = (*query)->Run(); !st.ok()) return Fail(st);
+  std::fprintf(stderr, "weir demo: running examples/orders.sql with trigger availableNow\n");
+  auto pipeline = sql::ParsePipeline(kOrdersSql, {{"bootstrap", bootstrap}}, sql::SecretResolver());
+  if (!pipeline.ok()) return Fail(pipeline.status().WithContext("examples/orders.sql"));
+  PipelineRunOptions options;
+  options.trigger.kind = stream::Trigger::Kind::kAvailableNow;
+  options.lakehouse.root = dir;
+  std::vector<FlowRunSummary> summaries;
+  if (Status st = RunPipeline(*pipeline, options, &summaries); !st.ok()) return Fail(st);
 
   auto table = delta::Table::Open(fs, dir + "/sales/bronze/orders_raw");
   if (!table.ok()) return Fail(table.status());
   const auto& snapshot = *(*table)->snapshot();
   std::printf("\nsales.bronze.orders_raw (%s/sales/bronze/orders_raw)\n", dir.c_str());
   std::printf("  rows written this run: %lld\n  files: %lld (%lld bytes)\n  version: %lld\n",
-              static_cast<long long>((*query)->rows_written()), static_cast<long long>(snapshot.num_files()),
+              static_cast<long long>(summaries[0].rows_written), static_cast<long long>(snapshot.num_files()),
               static_cast<long long>(snapshot.total_size()), static_cast<long long>(snapshot.version()));
-  std::printf("  next offsets: %s\n", (*query)->next_offsets_json().c_str());
   std::printf("\nInspect it with: weir table describe %s/sales/bronze/orders_raw\n", dir.c_str());
   return 0;
 }

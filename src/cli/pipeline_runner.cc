@@ -1,0 +1,99 @@
+#include "cli/pipeline_runner.h"
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <mutex>
+#include <thread>
+
+#include "fs/local_file_system.h"
+#include "stream/streaming_query.h"
+
+namespace weir::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+void OnSignal(int) { g_stop.store(true); }
+
+}  // namespace
+
+Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_options,
+                   std::vector<FlowRunSummary>* summaries) {
+  std::mutex output_mutex;
+  std::vector<std::unique_ptr<stream::StreamingQuery>> queries;
+  std::FILE* progress_log = run_options.progress_log;
+  for (const auto& table : pipeline.tables) {
+    WEIR_ASSIGN_OR_RETURN(stream::KafkaFlowSpec spec, stream::MakeKafkaFlow(table, run_options.lakehouse));
+    stream::QueryOptions options;
+    options.trigger = run_options.trigger;
+    options.log = [&output_mutex](const std::string& line) {
+      std::lock_guard<std::mutex> lock(output_mutex);
+      std::fprintf(stderr, "weir: %s\n", line.c_str());
+    };
+    options.on_progress = [&output_mutex, progress_log](const stream::QueryProgress& p) {
+      std::lock_guard<std::mutex> lock(output_mutex);
+      std::fprintf(stderr, "%s\n", p.Summary().c_str());
+      if (progress_log != nullptr) {
+        std::string line = p.ToJson() + "\n";
+        std::fwrite(line.data(), 1, line.size(), progress_log);
+        std::fflush(progress_log);
+      }
+    };
+    auto query = stream::StreamingQuery::Open(fs::LocalFileSystem::Default(), std::move(spec), std::move(options));
+    if (!query.ok()) return query.status().WithContext(table.name.ToString());
+    queries.push_back(std::move(*query));
+  }
+  if (queries.empty()) return Status::InvalidArgument("the pipeline defines no streaming table");
+
+  g_stop.store(false);
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  // Forwards a stop request (set by the signal handler) to the running queries.
+  std::atomic<bool> done{false};
+  std::thread watcher([&] {
+    while (!done.load()) {
+      if (g_stop.load()) {
+        for (auto& q : queries) q->RequestStop();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  std::vector<Status> results(queries.size());
+  if (run_options.trigger.kind == stream::Trigger::Kind::kProcessingTime && queries.size() > 1) {
+    // Continuous mode: every flow at once, each on its own thread; one failing stops the others.
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < queries.size(); ++i) {
+      threads.emplace_back([&, i] {
+        results[i] = queries[i]->Run();
+        if (!results[i].ok()) {
+          for (auto& q : queries) q->RequestStop();
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+  } else {
+    // availableNow / once: flows in the file's order (upstream tables first).
+    for (size_t i = 0; i < queries.size() && !g_stop.load(); ++i) {
+      results[i] = queries[i]->Run();
+      if (!results[i].ok()) break;
+    }
+  }
+  done.store(true);
+  watcher.join();
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  Status first_failure;
+  for (size_t i = 0; i < queries.size(); ++i) {
+    summaries->push_back({pipeline.tables[i].name.ToString(), queries[i]->batches_run(), queries[i]->rows_written()});
+    if (results[i].ok()) continue;
+    if (results[i].IsCancelled() && g_stop.load()) {
+      std::fprintf(stderr, "weir: stopped: %s\n", results[i].message().c_str());
+      continue;
+    }
+    if (first_failure.ok()) first_failure = results[i].WithContext(pipeline.tables[i].name.ToString());
+  }
+  return first_failure;
+}
+
+}  // namespace weir::cli

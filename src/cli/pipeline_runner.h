@@ -1,0 +1,34 @@
+// Runs a parsed pipeline's flows: shared by `weir run` and `weir demo`. Prints one summary line
+// per batch on stderr, appends progress JSON to an optional log, and stops gracefully on
+// SIGINT/SIGTERM. cli/ only (prints).
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "sql/pipeline.h"
+#include "stream/sql_flow.h"
+#include "stream/trigger.h"
+
+namespace weir::cli {
+
+struct FlowRunSummary {
+  std::string table;
+  int64_t batches = 0;
+  int64_t rows_written = 0;
+};
+
+struct PipelineRunOptions {
+  stream::LakehouseLayout lakehouse;
+  stream::Trigger trigger;
+  std::FILE* progress_log = nullptr;  // borrowed; may be null
+};
+
+// Runs every flow of `pipeline` (availableNow / once: in file order; processingTime: all at once).
+// Returns the first failure; a stop by signal is not a failure.
+Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& options,
+                   std::vector<FlowRunSummary>* summaries);
+
+}  // namespace weir::cli

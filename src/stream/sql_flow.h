@@ -1,0 +1,26 @@
+// Turns a pipeline's streaming-table definition (sql/pipeline.h) into a runnable flow: the
+// read_kafka arguments as Spark Kafka options (secrets registered for redaction), the SELECT and
+// WHERE as a vectorized Transform, and the table's place in the lakehouse. Thread-compatible.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "base/result.h"
+#include "sql/pipeline.h"
+#include "stream/streaming_query.h"
+
+namespace weir::stream {
+
+struct LakehouseLayout {
+  std::string root;  // tables at <root>/<catalog>/<schema>/<table>, checkpoints in <root>/_checkpoints
+  std::string TablePath(const sql::TableIdentifier& name) const;
+  std::string CheckpointDir(const sql::TableIdentifier& name) const;
+};
+
+// NotImplemented for definitions weir cannot run yet (reading a table as a stream, expectations),
+// InvalidArgument for bad options or SELECT lists (with their line and column).
+Result<KafkaFlowSpec> MakeKafkaFlow(const sql::StreamingTableDefinition& definition,
+                                    const LakehouseLayout& lakehouse);
+
+}  // namespace weir::stream
