@@ -2,10 +2,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <csignal>
 #include <mutex>
 #include <thread>
 
+#include "fs/fault_injection_file_system.h"
 #include "fs/local_file_system.h"
 #include "stream/streaming_query.h"
 
@@ -15,6 +17,20 @@ namespace {
 std::atomic<bool> g_stop{false};
 
 void OnSignal(int) { g_stop.store(true); }
+
+// The file system flows use. Test hook: WEIR_TEST_FAIL_NTH_FS_CALL=N makes the N-th file-system
+// call of this process fail with EIO (the crash tests walk N over every step of a batch).
+fs::FileSystem* FlowFileSystem() {
+  const char* nth = std::getenv("WEIR_TEST_FAIL_NTH_FS_CALL");
+  if (nth == nullptr || *nth == '\0') return fs::LocalFileSystem::Default();
+  static fs::FaultInjectionFileSystem faulty(fs::LocalFileSystem::Default());
+  static bool armed = [&] {
+    faulty.FailNthCallOfAnyKind(std::atoll(nth));
+    return true;
+  }();
+  (void)armed;
+  return &faulty;
+}
 
 }  // namespace
 
@@ -40,7 +56,7 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
         std::fflush(progress_log);
       }
     };
-    auto query = stream::StreamingQuery::Open(fs::LocalFileSystem::Default(), std::move(spec), std::move(options));
+    auto query = stream::StreamingQuery::Open(FlowFileSystem(), std::move(spec), std::move(options));
     if (!query.ok()) return query.status().WithContext(table.name.ToString());
     queries.push_back(std::move(*query));
   }

@@ -38,13 +38,9 @@ std::string PartitionAppId(const std::string& flow, const kafka::TopicPartition&
   return "weir:" + flow + ":" + tp.topic + ":" + std::to_string(tp.partition);
 }
 
-bool SameOffsets(const kafka::PartitionOffsets& a, const kafka::PartitionOffsets& b) {
-  for (const auto& [tp, end] : b) {
-    auto it = a.find(tp);
-    if (it == a.end() ? end != 0 : it->second != end) return false;
-  }
-  return true;
-}
+// Spark runs a batch when the end offsets differ from the start in any way: new data, new
+// partitions, or partitions gone (which the batch then reports as data loss).
+bool SameOffsets(const kafka::PartitionOffsets& a, const kafka::PartitionOffsets& b) { return a == b; }
 
 }  // namespace
 

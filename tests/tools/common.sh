@@ -42,3 +42,37 @@ finish() {  # prints the totals and exits non-zero on any failure
   echo "$(basename "$0"): $pass_count passed, $fail_count failed"
   [ "$fail_count" -eq 0 ]
 }
+
+# Starts `weir broker` with the given --topic specs in the background; sets BOOTSTRAP, BROKER_PID
+# and CONTROL (the control socket). REQUIRES: $work is a temporary folder the caller removes.
+start_broker() {
+  local args=()
+  for t in "$@"; do args+=(--topic "$t"); done
+  "$WEIR" broker "${args[@]}" --bootstrap-file "$work/bootstrap" --control "$work/control.sock" \
+    > "$work/broker.log" 2>&1 &
+  BROKER_PID=$!
+  CONTROL=$work/control.sock
+  for _ in $(seq 1 100); do
+    [ -s "$work/bootstrap" ] && break
+    sleep 0.1
+  done
+  BOOTSTRAP=$(cat "$work/bootstrap" 2>/dev/null)
+  [ -n "$BOOTSTRAP" ] || { echo "FAIL: the broker did not start"; cat "$work/broker.log"; exit 1; }
+}
+
+# Prints a bronze table as JSON lines {eh_partition, eh_offset, partition_key, raw_value,
+# enqueued_ms}, reading only its live files (tests/tools/delta_live_files.py) with DuckDB.
+bronze_rows() {
+  local files
+  files=$(python3 "$WEIR_SOURCE_DIR/tests/tools/delta_live_files.py" "$1") || return 1
+  js duckdb_query.mjs --sql "SELECT eh_partition, eh_offset, partition_key, raw_value,
+      epoch_ms(enqueued_time) AS enqueued_ms FROM read_parquet($files)"
+}
+
+# Checks a bronze table against the whole topic as kcat sees it.
+table_matches_topic() {
+  local table=$1 topic=$2
+  kcat -C -b "$BOOTSTRAP" -t "$topic" -e -q -J > "$work/kcat.jsonl" 2>/dev/null || return 1
+  bronze_rows "$table" > "$work/table.jsonl" || return 1
+  python3 "$WEIR_SOURCE_DIR/tests/tools/compare_kafka_table.py" "$work/kcat.jsonl" "$work/table.jsonl"
+}
