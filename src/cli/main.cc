@@ -56,6 +56,24 @@ int Main(int argc, char** argv) {
     }
   }
   if (best == nullptr) {
+    // A group word alone ("weir kafka", "weir table --help"): list the group's commands.
+    std::vector<const Command*> group;
+    for (const auto& c : CommandRegistry::Instance().commands()) {
+      if (c.name.rfind(args[0] + " ", 0) == 0) group.push_back(&c);
+    }
+    if (!group.empty()) {
+      bool asked = args.size() > 1 && (args[1] == "--help" || args[1] == "-h");
+      FILE* out = asked ? stdout : stderr;
+      std::fprintf(out, "usage: weir %s COMMAND [ARGS] (weir %s COMMAND --help for details)\n\ncommands:\n",
+                   args[0].c_str(), args[0].c_str());
+      std::sort(group.begin(), group.end(), [](const Command* a, const Command* b) { return a->name < b->name; });
+      for (const Command* c : group) {
+        std::string name = c->name;
+        name.resize(std::max<size_t>(name.size() + 2, 22), ' ');
+        std::fprintf(out, "  %s%s\n", name.c_str(), c->summary.c_str());
+      }
+      return asked ? 0 : 2;
+    }
     std::fprintf(stderr, "weir: unknown command '%s' (weir --help lists the commands)\n",
                  args[0].c_str());
     return 2;

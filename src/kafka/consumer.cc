@@ -373,6 +373,21 @@ Result<PartitionOffsets> KafkaSource::QueryOffsets(const PartitionTimestamps& qu
     if (attempt > 1) {
       std::this_thread::sleep_for(
           std::chrono::milliseconds(options_.fetch_offset_retry_interval_ms));
+      // A retriable failure is often a leader that moved: ask for fresh metadata so the retry
+      // goes to the current leaders (librdkafka's offset lookups use its cached metadata).
+      std::set<std::string> topics;
+      for (const auto& [tp, ts] : query) topics.insert(tp.topic);
+      for (const auto& topic : topics) {
+        rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk_, topic.c_str(), nullptr);
+        if (rkt == nullptr) continue;
+        const rd_kafka_metadata_t* metadata = nullptr;
+        if (rd_kafka_metadata(rk_, 0, rkt, &metadata, config_.request_timeout_ms) ==
+                RD_KAFKA_RESP_ERR_NO_ERROR &&
+            metadata != nullptr) {
+          rd_kafka_metadata_destroy(metadata);
+        }
+        rd_kafka_topic_destroy(rkt);
+      }
     }
     PartitionList list(static_cast<int>(query.size()));
     for (const auto& [tp, ts] : query) list.Add(tp, ts);
