@@ -194,11 +194,31 @@ int HistoryMain(const Flags& flags) {
 // ---------------------------------------------------------------------------------------------
 // scan
 
+// "+HH:MM", "-HH:MM", "+HHMM" or "UTC" -> seconds east of UTC.
+Result<int64_t> ParseUtcOffset(const std::string& text) {
+  if (text == "UTC" || text == "Z") return 0;
+  int hours = 0, minutes = 0;
+  char sign = text.empty() ? 0 : text[0];
+  if ((sign == '+' || sign == '-') &&
+      (std::sscanf(text.c_str() + 1, "%2d:%2d", &hours, &minutes) == 2 ||
+       std::sscanf(text.c_str() + 1, "%2d%2d", &hours, &minutes) == 2) &&
+      hours <= 18 && minutes < 60) {
+    return (sign == '-' ? -1 : 1) * (hours * 3600LL + minutes * 60LL);
+  }
+  return Status::InvalidArgument("--partition-tz-offset must look like -07:00, +05:30 or UTC, not '" +
+                                 text + "'");
+}
+
 int ScanMain(const Flags& flags) {
   auto loaded = LoadSnapshot(flags);
   if (!loaded.ok()) return Fail(loaded.status());
   delta::ScanOptions options;
   if (flags.Has("columns")) options.columns = SplitList(flags.Get("columns"));
+  if (flags.Has("partition-tz-offset")) {
+    auto offset = ParseUtcOffset(flags.Get("partition-tz-offset"));
+    if (!offset.ok()) return Fail(offset.status());
+    options.zoneless_partition_timestamp_offset_seconds = *offset;
+  }
   auto scan = delta::TableScan::Make(*loaded, options);
   if (!scan.ok()) return Fail(scan.status());
   int64_t limit = -1;
@@ -652,6 +672,11 @@ int AppendMain(const Flags& flags) {
     return Fail(adds.status());
   }
   int64_t files = static_cast<int64_t>(adds->size());
+  if (adds->empty() && options.txns.empty()) {
+    std::printf("no rows to append; table %s stays at version %lld\n", snapshot->table_root().c_str(),
+                static_cast<long long>(snapshot->version()));
+    return 0;
+  }
   delta::Transaction txn(snapshot);
   txn.AddFiles(std::move(*adds));
   for (const auto& t : options.txns) {
@@ -716,6 +741,8 @@ int RunScan(const std::vector<std::string>& args) {
   flags.Value("columns", "a,b", "only these columns, in this order");
   flags.Value("limit", "N", "at most N rows");
   flags.Value("format", "FORMAT", "jsonl, csv or table", "jsonl");
+  flags.Value("partition-tz-offset", "+HH:MM",
+              "writer's session time zone for TIMESTAMP partition values stored without a zone (UTC)");
   return RunWithFlags(flags, args, ScanMain);
 }
 

@@ -376,32 +376,32 @@ class DdlParser {
 
 // Delta schema JSON.
 
-nlohmann::json TypeToJson(const DataType& type);
+nlohmann::ordered_json TypeToJson(const DataType& type);
 
-nlohmann::json FieldToJson(const Field& f) {
-  nlohmann::json metadata = nlohmann::json::object();
+nlohmann::ordered_json FieldToJson(const Field& f) {
+  nlohmann::ordered_json metadata = nlohmann::ordered_json::object();
   if (!f.metadata.empty() && f.metadata != "{}") {
-    metadata = nlohmann::json::parse(f.metadata, nullptr, /*allow_exceptions=*/false);
-    if (metadata.is_discarded()) metadata = nlohmann::json::object();
+    metadata = nlohmann::ordered_json::parse(f.metadata, nullptr, /*allow_exceptions=*/false);
+    if (metadata.is_discarded()) metadata = nlohmann::ordered_json::object();
   }
-  return nlohmann::json{
+  return nlohmann::ordered_json{
       {"name", f.name}, {"type", TypeToJson(*f.type)}, {"nullable", f.nullable},
       {"metadata", metadata}};
 }
 
-nlohmann::json TypeToJson(const DataType& type) {
+nlohmann::ordered_json TypeToJson(const DataType& type) {
   switch (type.id()) {
     case TypeId::kStruct: {
-      nlohmann::json fields = nlohmann::json::array();
+      nlohmann::ordered_json fields = nlohmann::ordered_json::array();
       for (const Field& f : type.children()) fields.push_back(FieldToJson(f));
-      return nlohmann::json{{"type", "struct"}, {"fields", fields}};
+      return nlohmann::ordered_json{{"type", "struct"}, {"fields", fields}};
     }
     case TypeId::kList:
-      return nlohmann::json{{"type", "array"},
+      return nlohmann::ordered_json{{"type", "array"},
                             {"elementType", TypeToJson(*type.element().type)},
                             {"containsNull", type.element().nullable}};
     case TypeId::kMap:
-      return nlohmann::json{{"type", "map"},
+      return nlohmann::ordered_json{{"type", "map"},
                             {"keyType", TypeToJson(*type.key().type)},
                             {"valueType", TypeToJson(*type.value().type)},
                             {"valueContainsNull", type.value().nullable}};

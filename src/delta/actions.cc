@@ -1,6 +1,7 @@
 #include "delta/actions.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 
@@ -14,7 +15,7 @@ using OrderedJson = nlohmann::ordered_json;
 // Reads fields of one action object; the first problem is kept and reported with its field name.
 class FieldReader {
  public:
-  FieldReader(const Json& object, std::string_view action) : object_(object), action_(action) {}
+  FieldReader(const Json& object, std::string action) : object_(object), action_(std::move(action)) {}
 
   const Json* Find(const char* name) const {
     auto it = object_.find(name);
@@ -125,7 +126,7 @@ class FieldReader {
       Fail(name, "must be an object");
       return std::nullopt;
     }
-    FieldReader r(*v, std::string(action_) + "." + name);
+    FieldReader r(*v, action_ + "." + name);
     DeletionVectorDescriptor dv;
     dv.storage_type = r.RequiredString("storageType");
     dv.path_or_inline_dv = r.RequiredString("pathOrInlineDv");
@@ -139,7 +140,7 @@ class FieldReader {
 
   const std::string& error() const { return error_; }
   void Fail(std::string_view field, std::string_view what) {
-    if (error_.empty()) error_ = std::string(action_) + "." + std::string(field) + " " + std::string(what);
+    if (error_.empty()) error_ = action_ + "." + std::string(field) + " " + std::string(what);
   }
 
  private:
@@ -149,14 +150,14 @@ class FieldReader {
     if (v.is_number_integer()) return v.get<int64_t>();
     if (v.is_number_float()) {
       double d = v.get<double>();
-      if (d == static_cast<double>(static_cast<int64_t>(d))) return static_cast<int64_t>(d);
+      if (d >= -9.2e18 && d <= 9.2e18 && d == std::trunc(d)) return static_cast<int64_t>(d);
     }
     Fail(name, "must be an integer");
     return std::nullopt;
   }
 
   const Json& object_;
-  std::string_view action_;
+  std::string action_;
   std::string error_;
 };
 

@@ -377,6 +377,20 @@ Status ReplayCheckpoint(fs::FileSystem* fs, const LogSegment& segment, TableStat
   return Status::OK();
 }
 
+Result<std::vector<Action>> ReadCommitActions(fs::FileSystem* fs, const std::string& table_root,
+                                              int64_t version) {
+  const std::string path = fs::JoinPath(LogDirPath(table_root), CommitFileName(version));
+  auto text = fs::ReadFileToString(fs, path);
+  if (!text.ok()) {
+    if (text.status().IsNotFound()) {
+      return Status::NotFound("Delta table " + table_root + " has no commit " + std::to_string(version) +
+                              " (" + path + ")");
+    }
+    return text.status();
+  }
+  return ParseActions(*text, path);
+}
+
 Result<std::optional<CommitInfo>> ReplayCommitFile(fs::FileSystem* fs, const std::string& path,
                                                    TableState* state) {
   WEIR_ASSIGN_OR_RETURN(std::string text, fs::ReadFileToString(fs, path));

@@ -43,6 +43,11 @@ Status ReadParquetCheckpoint(fs::FileSystem* fs, const std::string& path,
 // Applies the checkpoint of `segment` (all parts, and the sidecars a V2 checkpoint references).
 Status ReplayCheckpoint(fs::FileSystem* fs, const LogSegment& segment, TableState* state);
 
+// The actions of commit `version` of the table at `table_root`, in file order (for a streaming
+// source reading a table's changes, and for history). NotFound when the commit does not exist.
+Result<std::vector<Action>> ReadCommitActions(fs::FileSystem* fs, const std::string& table_root,
+                                              int64_t version);
+
 // Reads and applies one commit file. Returns its commitInfo when it has one.
 Result<std::optional<CommitInfo>> ReplayCommitFile(fs::FileSystem* fs, const std::string& path,
                                                    TableState* state);

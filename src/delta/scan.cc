@@ -88,6 +88,7 @@ Result<Column> Conform(const Column& src, const Field& target, ColumnMappingMode
                                   " in data file " + file + " but " + to.ToDdl() +
                                   " in the table; weir cannot convert it");
   };
+  if (mode == ColumnMappingMode::kNone && from.Equals(to)) return src;  // the common case
   if (to.id() == TypeId::kStruct) {
     if (from.id() != TypeId::kStruct) return mismatch();
     Column out(target.type);

@@ -51,6 +51,10 @@ void Transaction::RemoveFile(delta::RemoveFile remove) {
   removes_.push_back(std::move(remove));
 }
 
+void Transaction::RemoveFiles(std::vector<delta::RemoveFile> removes) {
+  for (auto& r : removes) RemoveFile(std::move(r));
+}
+
 Status Transaction::RemoveLiveFile(const std::string& path, bool data_change) {
   if (read_snapshot_) {
     for (const auto& [key, add] : read_snapshot_->files()) {

@@ -58,6 +58,7 @@ class Transaction {
   void AddFiles(std::vector<delta::AddFile> adds);
   // Removes a file; the transaction counts it as read (a concurrent remove of it conflicts).
   void RemoveFile(delta::RemoveFile remove);
+  void RemoveFiles(std::vector<delta::RemoveFile> removes);
   // Removes the live file of the read snapshot with this log path. NotFound if there is none.
   Status RemoveLiveFile(const std::string& path, bool data_change);
   // Records progress of application `app_id` (at most one per appId per commit; InvalidArgument

@@ -145,6 +145,7 @@ Status LevelError(const std::string& what) {
 
 // Appends values [from, from + n) of the dense column `values` to `out`.
 void AppendDense(const Column& values, int64_t from, int64_t n, Column* out) {
+  if (n <= 0) return;  // an empty source may have no buffer at all
   int width = values.type()->byte_width();
   if (width > 0) {
     auto& fixed = out->fixed_buffer();

@@ -281,6 +281,7 @@ class ValueDecoder {
 
   template <typename T>
   Status AppendFixed(const T* v, int64_t n) {
+    if (n == 0) return Status::OK();
     auto& fixed = out_->fixed_buffer();
     size_t at = fixed.size();
     fixed.resize(at + n * sizeof(T));
@@ -348,7 +349,9 @@ class ValueDecoder {
                                            (static_cast<uint64_t>(x.words[1]) << 32));
       int64_t julian_day = static_cast<int32_t>(x.words[2]);
       constexpr int64_t kJulianEpochDay = 2440588;
-      return static_cast<int64_t>(static_cast<uint64_t>((julian_day - kJulianEpochDay) * 86400000000LL) +
+      // Unsigned arithmetic: out-of-range days wrap (as Java's long arithmetic) instead of being
+      // undefined behaviour.
+      return static_cast<int64_t>(static_cast<uint64_t>(julian_day - kJulianEpochDay) * 86400000000ULL +
                                   static_cast<uint64_t>(nanos / 1000));
     });
   }

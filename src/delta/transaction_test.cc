@@ -1,0 +1,187 @@
+#include "delta/transaction.h"
+
+#include <atomic>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "delta/log_path.h"
+#include "delta/table.h"
+#include "delta/testing.h"
+#include "fs/local_file_system.h"
+
+namespace weir::delta {
+namespace {
+
+using testing::BatchFromJson;
+using testing::Ddl;
+using testing::ScratchDir;
+using testing::SortedRows;
+
+fs::FileSystem* Local() { return fs::LocalFileSystem::Default(); }
+
+AddFile Add(const std::string& path, bool data_change = true) {
+  AddFile a;
+  a.path = path;
+  a.size = 1;
+  a.data_change = data_change;
+  return a;
+}
+
+TEST(ConcurrentCommitTest, BlindAppendsAreCompatible) {
+  ConflictIntent intent;
+  intent.read_version = 4;
+  ASSERT_OK_AND_ASSIGN(auto verdict, CheckConcurrentCommit(intent, 5, {CommitInfo{}, Add("x")}));
+  EXPECT_EQ(verdict, ConcurrentCommitVerdict::kCompatible);
+}
+
+TEST(ConcurrentCommitTest, SameAppIdWithEqualOrNewerVersionMeansAlreadyCommitted) {
+  ConflictIntent intent;
+  intent.read_version = 4;
+  intent.txns = {{"q", 10, std::nullopt}};
+  ASSERT_OK_AND_ASSIGN(auto same, CheckConcurrentCommit(intent, 5, {SetTransaction{"q", 10, 1}, Add("x")}));
+  EXPECT_EQ(same, ConcurrentCommitVerdict::kAlreadyCommitted);
+  ASSERT_OK_AND_ASSIGN(auto newer, CheckConcurrentCommit(intent, 5, {SetTransaction{"q", 11, 1}}));
+  EXPECT_EQ(newer, ConcurrentCommitVerdict::kAlreadyCommitted);
+  ASSERT_OK_AND_ASSIGN(auto older, CheckConcurrentCommit(intent, 5, {SetTransaction{"q", 9, 1}}));
+  EXPECT_EQ(older, ConcurrentCommitVerdict::kCompatible);
+  ASSERT_OK_AND_ASSIGN(auto other, CheckConcurrentCommit(intent, 5, {SetTransaction{"other", 99, 1}}));
+  EXPECT_EQ(other, ConcurrentCommitVerdict::kCompatible);
+  // Even when the winner also changed the metadata: the work is done.
+  ASSERT_OK_AND_ASSIGN(auto with_metadata,
+                       CheckConcurrentCommit(intent, 5, {Metadata{}, SetTransaction{"q", 10, 1}}));
+  EXPECT_EQ(with_metadata, ConcurrentCommitVerdict::kAlreadyCommitted);
+}
+
+TEST(ConcurrentCommitTest, MetadataProtocolAndRemovesOfReadFilesConflict) {
+  ConflictIntent intent;
+  intent.read_version = 4;
+  intent.read_files = {"a.parquet"};
+  auto metadata = CheckConcurrentCommit(intent, 6, {Metadata{}});
+  ASSERT_STATUS_CODE(kConflict, metadata);
+  EXPECT_NE(metadata.status().message().find("version 6 changed the table metadata"), std::string::npos);
+  EXPECT_NE(metadata.status().message().find("read version 4"), std::string::npos);
+  ASSERT_STATUS_CODE(kConflict, CheckConcurrentCommit(intent, 6, {Protocol{}}));
+  RemoveFile r;
+  r.path = "a.parquet";
+  auto removed = CheckConcurrentCommit(intent, 6, {r});
+  ASSERT_STATUS_CODE(kConflict, removed);
+  EXPECT_NE(removed.status().message().find("a.parquet"), std::string::npos);
+  r.path = "b.parquet";
+  ASSERT_OK(CheckConcurrentCommit(intent, 6, {r}).status());
+  // A transaction that read the whole table conflicts with any data change.
+  intent.read_whole_table = true;
+  ASSERT_STATUS_CODE(kConflict, CheckConcurrentCommit(intent, 6, {Add("new")}));
+  ASSERT_STATUS_CODE(kConflict, CheckConcurrentCommit(intent, 6, {r}));
+  ASSERT_OK(CheckConcurrentCommit(intent, 6, {Add("compacted", /*data_change=*/false)}).status());
+}
+
+// Several threads, each with its own Table, append concurrently: every append lands exactly once
+// and the log stays contiguous.
+TEST(TransactionTest, ConcurrentWritersAllCommit) {
+  ScratchDir dir;
+  const std::string root = dir.Sub("t");
+  auto schema = Ddl("writer INT, seq INT");
+  ASSERT_OK(Table::Create(Local(), root, schema, {}, {{"delta.checkpointInterval", "10"}}).status());
+  constexpr int kWriters = 4, kAppends = 25;
+  std::atomic<int> failures{0}, retried{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      auto table = Table::Open(Local(), root);
+      if (!table.ok()) {
+        ++failures;
+        return;
+      }
+      for (int i = 0; i < kAppends; ++i) {
+        if (!(*table)->Refresh().ok()) ++failures;
+        auto batch = BatchFromJson(schema, {"{\"writer\":" + std::to_string(w) + ",\"seq\":" +
+                                            std::to_string(i) + "}"});
+        AppendOptions options;
+        options.txns = {{"writer-" + std::to_string(w), i, std::nullopt}};
+        auto result = (*table)->Append({*batch}, options);
+        if (!result.ok() || result->already_committed) {
+          ++failures;
+        } else if (result->attempts > 1) {
+          ++retried;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(Local(), root));
+  EXPECT_EQ(snapshot->version(), kWriters * kAppends);
+  ASSERT_OK_AND_ASSIGN(auto rows, SortedRows(snapshot));
+  EXPECT_EQ(rows.size(), static_cast<size_t>(kWriters * kAppends));
+  std::set<std::string> unique(rows.begin(), rows.end());
+  EXPECT_EQ(unique.size(), rows.size());
+  for (int w = 0; w < kWriters; ++w) EXPECT_EQ(snapshot->TxnVersion("writer-" + std::to_string(w)), kAppends - 1);
+  std::printf("%d of %d appends lost a race and retried\n", retried.load(), kWriters * kAppends);
+}
+
+TEST(TransactionTest, CreatingATableTwiceIsAlreadyExists) {
+  ScratchDir dir;
+  const std::string root = dir.Sub("t");
+  auto schema = Ddl("id INT");
+  std::atomic<int> created{0}, existed{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&] {
+      auto t = Table::Create(Local(), root, schema, {});
+      if (t.ok()) ++created;
+      if (!t.ok() && t.status().IsAlreadyExists()) ++existed;
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(created.load(), 1);
+  EXPECT_EQ(existed.load(), 3);
+}
+
+TEST(TransactionTest, PartitionValuesMustMatchThePartitionColumns) {
+  ScratchDir dir;
+  ASSERT_OK_AND_ASSIGN(auto table, Table::Create(Local(), dir.Sub("t"), Ddl("id INT, p STRING"), {"p"}));
+  Transaction missing(table->snapshot());
+  missing.AddFile(Add("x.parquet"));
+  ASSERT_STATUS_CODE(kInvalidArgument, missing.Commit());
+  Transaction extra(table->snapshot());
+  AddFile a = Add("y.parquet");
+  a.partition_values = {{"p", "v"}, {"q", "w"}};
+  extra.AddFile(a);
+  ASSERT_STATUS_CODE(kInvalidArgument, extra.Commit());
+  Transaction twice(table->snapshot());
+  a.partition_values = {{"p", std::nullopt}};
+  twice.AddFile(a);
+  twice.AddFile(a);
+  ASSERT_STATUS_CODE(kInvalidArgument, twice.Commit());
+  Transaction once(table->snapshot());
+  once.AddFile(a);
+  ASSERT_OK_AND_ASSIGN(auto ok, once.Commit());
+  EXPECT_EQ(ok.version, 1);
+  ASSERT_STATUS_CODE(kInvalidArgument, once.Commit());  // committed once only
+}
+
+TEST(TransactionTest, RefusesTablesWithUnsupportedWriterFeatures) {
+  ScratchDir dir;
+  const std::string root = dir.Sub("t");
+  ASSERT_OK(Local()->CreateDirs(LogDirPath(root)));
+  Protocol p;
+  p.min_reader_version = 3;
+  p.min_writer_version = 7;
+  p.reader_features = std::vector<std::string>{"deletionVectors"};
+  p.writer_features = std::vector<std::string>{"deletionVectors", "rowTracking"};
+  Metadata m;
+  m.id = "x";
+  m.schema_string = columnar::SchemaToDeltaJson(Ddl("id INT"));
+  ASSERT_OK(Local()->PutIfAbsent(LogDirPath(root) + "/" + CommitFileName(0), SerializeActions({p, m})));
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(Local(), root));  // readable: no DV in use
+  auto writable = snapshot->CheckWritable();
+  ASSERT_STATUS_CODE(kNotImplemented, writable);
+  EXPECT_NE(writable.message().find("deletionVectors"), std::string::npos) << writable.message();
+  Transaction txn(snapshot);
+  ASSERT_STATUS_CODE(kNotImplemented, txn.Commit());
+  ASSERT_STATUS_CODE(kNotImplemented, DataFileWriter::Open(*snapshot));
+}
+
+}  // namespace
+}  // namespace weir::delta
