@@ -1,11 +1,15 @@
 # weir: the two set-up commands are `make demo` and `make test` (README). Both install what they
 # need on Debian 12 (as root), build, and run.
 BUILD ?= build
-ASAN_BUILD ?= build-asan
+# One clang build with ASan + UBSan serves both the sanitized unit tests and the libFuzzer targets.
+SANITIZE_BUILD ?= build-fuzz
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+# ccache keys on paths relative to the checkout, so a fresh clone elsewhere reuses the cache.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
 
-.PHONY: all deps build demo test unit-test asan-test integration-test fuzz bench clean
+.PHONY: all deps build demo test unit-test sanitize-build asan-test integration-test fuzz bench clean
 
 all: build
 
@@ -24,18 +28,21 @@ demo: deps build
 unit-test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# Unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer (no benchmarks, no CLI).
-asan-test:
-	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWEIR_SANITIZE=address,undefined \
-	  -DCMAKE_CXX_FLAGS=-O1
-	cmake --build $(ASAN_BUILD) -j $(JOBS)
-	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+# Unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer, built with clang in the
+# same tree as the fuzz targets (scripts/run-fuzzers.sh configures it the same way).
+sanitize-build:
+	CC=clang CXX=clang++ cmake -S . -B $(SANITIZE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DWEIR_BUILD_FUZZ=ON -DWEIR_BUILD_TESTS=ON -DWEIR_SANITIZE=address,undefined
+	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
+
+asan-test: sanitize-build
+	cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
 integration-test: build
 	tests/run_integration.sh $(BUILD)/weir
 
-fuzz:
+fuzz: sanitize-build
 	scripts/run-fuzzers.sh
 
 test: deps
@@ -50,4 +57,4 @@ bench: deps
 	bench/run.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
+	rm -rf $(BUILD) $(SANITIZE_BUILD)
