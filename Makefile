@@ -55,6 +55,7 @@ bench: deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DWEIR_BUILD_BENCH=ON
 	cmake --build $(BUILD) -j $(JOBS)
 	bench/run.sh $(BUILD)
+	bench/kafka_source.sh $(BUILD)/weir
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD)

@@ -1,5 +1,7 @@
 // `weir kafka check` (connection doctor) and `weir kafka read` (a kcat for people who think in
 // Spark options): both take the Kafka source's options as --option name=value.
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -169,10 +171,11 @@ void AppendRow(const kafka::RecordView& r, bool include_headers, std::string* ou
 int RunRead(const Flags& flags) {
   auto collected = CollectOptions(flags);
   if (!collected.ok()) return Fail(collected.status());
-  if (flags.Get("format") != "jsonl") {
-    return Fail(Status::InvalidArgument("--format supports only jsonl, got '" +
-                                        flags.Get("format") + "'"));
+  const std::string format = flags.Get("format");
+  if (format != "jsonl" && format != "none") {
+    return Fail(Status::InvalidArgument("--format supports jsonl or none, got '" + format + "'"));
   }
+  const bool print_rows = format == "jsonl";
   long long limit = -1;
   if (flags.Has("limit")) {
     auto l = flags.GetInt("limit");
@@ -209,18 +212,30 @@ int RunRead(const Flags& flags) {
   if (!reader.ok()) return Fail(reader.status());
   std::string out;
   long long printed = 0;
+  long long bytes = 0;
+  const auto started = std::chrono::steady_clock::now();
   while (!(*reader)->done() && (limit < 0 || printed < limit)) {
-    auto batch = (*reader)->Next(4096);
+    auto batch = (*reader)->Next(print_rows ? 4096 : 20000);
     if (!batch.ok()) return Fail(batch.status());
     for (const auto& record : *batch) {
       if (limit >= 0 && printed >= limit) break;
-      AppendRow(record, include_headers, &out);
+      if (print_rows) {
+        AppendRow(record, include_headers, &out);
+      } else {
+        bytes += static_cast<long long>((record.key ? record.key->size() : 0) +
+                                        (record.value ? record.value->size() : 0));
+      }
       ++printed;
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
     out.clear();
   }
   std::fflush(stdout);
+  if (!print_rows) {  // the source alone: records, bytes and rate, for benchmarks
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::fprintf(stderr, "weir: read %lld records (%lld key+value bytes) in %.3f s: %.0f records/s, %.1f MB/s\n",
+                 printed, bytes, seconds, printed / std::max(seconds, 1e-9), bytes / std::max(seconds, 1e-9) / 1e6);
+  }
   for (const auto& w : (*reader)->stats().warnings) {
     std::fprintf(stderr, "weir: warning: %s\n", w.c_str());
   }
@@ -236,7 +251,7 @@ int ReadMain(const std::vector<std::string>& args) {
               "headers with includeHeaders=true.");
   DeclareOptionFlags(flags);
   flags.Value("limit", "N", "stop after N rows");
-  flags.Value("format", "FORMAT", "output format", "jsonl");
+  flags.Value("format", "FORMAT", "jsonl, or none (read and count only: the source's raw rate)", "jsonl");
   return RunWithFlags(flags, args, RunRead);
 }
 
