@@ -10,12 +10,16 @@ packages=(
   libzstd-dev liblz4-dev zlib1g-dev libsnappy-dev nlohmann-json3-dev
   librdkafka-dev libsimdjson-dev librocksdb-dev libcurl4-openssl-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  kcat python3-confluent-kafka zstd nodejs npm
+  kcat python3-confluent-kafka zstd time
 )
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node.js and npm (test-only readers): any installation on PATH will do; else Debian's.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  missing+=(nodejs npm)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "install-deps: missing Debian packages: ${missing[*]} (run as root, or install them)" >&2
