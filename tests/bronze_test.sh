@@ -36,6 +36,10 @@ check "availableNow run succeeds" run_bronze availableNow
 check "availableNow took several batches" bash -c "[ \$(wc -l < '$work/progress.jsonl') -ge 5 ]"
 check "table holds exactly the topic's records (DuckDB vs kcat)" table_matches_topic "$table" orders
 check "weir validate finds no gap or duplicate" "$WEIR" validate "$table"
+check "weir validate --where limits the check (a window of offsets is still contiguous)" \
+  "$WEIR" validate "$table" --where "eh_offset BETWEEN 100 AND 2000 AND enqueued_time > TIMESTAMP '2020-01-01'"
+check "weir validate reports a gap (exit 1) when the window leaves one out" \
+  bash -c "'$WEIR' validate '$table' --where 'eh_offset <> 50' > /dev/null; [ \$? -eq 1 ]"
 check "numInputRows sums to the events ingested" test "$(progress_rows)" = 30100
 progress_fields() {
   python3 - "$work/progress.jsonl" <<'PY'

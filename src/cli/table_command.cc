@@ -12,6 +12,7 @@
 
 #include "cli/command.h"
 #include "cli/flags.h"
+#include "cli/row_filter.h"
 #include "cli/table_output.h"
 #include "columnar/text_format.h"
 #include "delta/log_path.h"
@@ -213,7 +214,10 @@ int ScanMain(const Flags& flags) {
   auto loaded = LoadSnapshot(flags);
   if (!loaded.ok()) return Fail(loaded.status());
   delta::ScanOptions options;
-  if (flags.Has("columns")) options.columns = SplitList(flags.Get("columns"));
+  std::vector<std::string> columns;
+  if (flags.Has("columns")) columns = SplitList(flags.Get("columns"));
+  // With --where, every column is read (the condition may use others) and --columns selects after.
+  if (!flags.Has("where")) options.columns = columns;
   if (flags.Has("partition-tz-offset")) {
     auto offset = ParseUtcOffset(flags.Get("partition-tz-offset"));
     if (!offset.ok()) return Fail(offset.status());
@@ -229,13 +233,30 @@ int ScanMain(const Flags& flags) {
   }
   auto printer = RowPrinter::Make(flags.Get("format"), stdout);
   if (!printer.ok()) return Fail(printer.status());
+  std::optional<RowFilter> filter;
+  if (flags.Has("where")) {
+    auto made = RowFilter::Make(flags.Get("where"), (*scan)->schema());
+    if (!made.ok()) return Fail(made.status());
+    filter = std::move(*made);
+  }
   bool printed_any = false;
   while (limit < 0 || printer->rows_printed() < limit) {
     auto batch = (*scan)->Next();
     if (!batch.ok()) return Fail(batch.status());
     if (!*batch) break;
+    columnar::Batch rows = std::move(**batch);
+    if (filter) {
+      auto kept = filter->Apply(rows);
+      if (!kept.ok()) return Fail(kept.status());
+      rows = std::move(*kept);
+      if (!columns.empty()) {
+        auto selected = SelectColumns(rows, columns);
+        if (!selected.ok()) return Fail(selected.status());
+        rows = std::move(*selected);
+      }
+    }
     printed_any = true;
-    if (!printer->Print(**batch, limit)) break;
+    if (!printer->Print(rows, limit)) break;
   }
   if (!printed_any) {  // an empty table still prints its header (csv, table)
     columnar::Batch empty((*scan)->schema());
@@ -731,14 +752,15 @@ int RunHistory(const std::vector<std::string>& args) {
 }
 
 int RunScan(const std::vector<std::string>& args) {
-  Flags flags("weir table scan PATH [--version N | --timestamp TS] [--columns a,b] [--limit N]\n"
-              "                     [--format jsonl|csv|table]",
+  Flags flags("weir table scan PATH [--version N | --timestamp TS] [--columns a,b] [--where EXPR]\n"
+              "                     [--limit N] [--format jsonl|csv|table]",
               "Prints the rows of a Delta table (all live files, partition columns included) in\n"
               "the JSON conventions of `weir parquet cat`.");
   flags.Positional("PATH", 1, 1);
   flags.Value("version", "N", "read version N (time travel)");
   flags.Value("timestamp", "TS", "read the latest version committed at or before TS (ISO-8601)");
   flags.Value("columns", "a,b", "only these columns, in this order");
+  flags.Value("where", "EXPR", "only rows where this SQL condition is true, e.g. \"eh_partition = 3\"");
   flags.Value("limit", "N", "at most N rows");
   flags.Value("format", "FORMAT", "jsonl, csv or table", "jsonl");
   flags.Value("partition-tz-offset", "+HH:MM",

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 #include "cli/command.h"
 #include "cli/flags.h"
+#include "cli/row_filter.h"
 #include "columnar/json_lines.h"
 #include "delta/scan.h"
 #include "delta/table.h"
@@ -44,18 +46,31 @@ int ValidateMain(const Flags& flags) {
   if (!table.ok()) return Fail(table.status());
   std::string partition_column = flags.Get("partition-column");
   std::string offset_column = flags.Get("offset-column");
-  if (flags.Has("where")) {
-    return Fail(Status::NotImplemented("--where needs the SQL expression language, which is not in this build yet"));
-  }
-  auto scan = delta::TableScan::Make((*table)->snapshot(), {.columns = {partition_column, offset_column}});
+  delta::ScanOptions options;
+  if (!flags.Has("where")) options.columns = {partition_column, offset_column};
+  auto scan = delta::TableScan::Make((*table)->snapshot(), options);
   if (!scan.ok()) return Fail(scan.status());
+  std::optional<RowFilter> filter;
+  if (flags.Has("where")) {
+    auto made = RowFilter::Make(flags.Get("where"), (*scan)->schema());
+    if (!made.ok()) return Fail(made.status());
+    filter = std::move(*made);
+  }
   std::map<std::string, std::vector<int64_t>> offsets;  // partition (text) -> offsets
   int64_t null_offsets = 0;
   while (true) {
     auto batch = (*scan)->Next();
     if (!batch.ok()) return Fail(batch.status());
     if (!batch->has_value()) break;
-    const columnar::Batch& b = **batch;
+    columnar::Batch rows = std::move(**batch);
+    if (filter) {
+      auto kept = filter->Apply(rows);
+      if (!kept.ok()) return Fail(kept.status());
+      auto selected = SelectColumns(*kept, {partition_column, offset_column});
+      if (!selected.ok()) return Fail(selected.status());
+      rows = std::move(*selected);
+    }
+    const columnar::Batch& b = rows;
     for (int64_t r = 0; r < b.num_rows(); ++r) {
       std::string partition;
       columnar::AppendTextValue(b.columns[0], r, &partition);
@@ -110,7 +125,9 @@ int RunValidate(const std::vector<std::string>& args) {
   flags.Positional("PATH", 1, 1);
   flags.Value("partition-column", "C", "the column holding the source partition", "eh_partition");
   flags.Value("offset-column", "C", "the column holding the offset (or sequence number)", "eh_offset");
-  flags.Value("where", "EXPR", "only rows matching this SQL condition (not available yet)");
+  flags.Value("where", "EXPR",
+              "only rows where this SQL condition is true, e.g. the runbook's time window\n"
+              "                            \"enqueued_time BETWEEN '2026-11-13T08:00:00' AND '2026-11-13T10:00:00'\"");
   return RunWithFlags(flags, args, ValidateMain);
 }
 
