@@ -45,6 +45,9 @@ std::optional<int64_t> ParseTimestamp(std::string_view text);
 void AppendBase64(std::string_view bytes, std::string* out);
 std::optional<std::string> DecodeBase64(std::string_view text);
 
+// Appends the UTF-8 encoding of a Unicode code point (REQUIRES: <= 0x10FFFF).
+void AppendUtf8(uint32_t code_point, std::string* out);
+
 // Appends `s` as a JSON string literal with quotes, escaping as JSON requires. Invalid UTF-8 bytes
 // are replaced with U+FFFD so the output is always valid JSON.
 void AppendJsonString(std::string_view s, std::string* out);

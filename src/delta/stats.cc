@@ -95,23 +95,6 @@ int32_t DecodeChar(std::string_view s) {
   return cp;
 }
 
-void EncodeChar(int32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
 
 }  // namespace
 
@@ -134,7 +117,7 @@ std::optional<std::string> TruncateStatsMax(std::string_view s, int max_chars) {
     if (next >= 0xD800 && next <= 0xDFFF) next = 0xE000;
     if (next > 0x10FFFF) continue;
     std::string out(s.substr(0, begin));
-    EncodeChar(next, &out);
+    columnar::AppendUtf8(static_cast<uint32_t>(next), &out);
     return out;
   }
   return std::nullopt;

@@ -1,5 +1,7 @@
 #include "sql/lexer.h"
 
+#include "columnar/text_format.h"
+
 #include <algorithm>
 
 namespace weir::sql {
@@ -37,23 +39,6 @@ Location LocateWithStarts(std::string_view text, const std::vector<size_t>& star
   return Location{static_cast<int>(line_index) + 1, column};
 }
 
-void AppendUtf8(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
 
 class Lexer {
  public:
@@ -303,7 +288,7 @@ class Lexer {
             cp = cp * 16 + h;
             ++pos_;
           }
-          AppendUtf8(cp, &out);
+          columnar::AppendUtf8(cp, &out);
           break;
         }
         default:
