@@ -80,6 +80,15 @@ class StreamingQuery::Impl {
           WEIR_ASSIGN_OR_RETURN(start_, InitialOffsetsFromCheckpoint());
         }
         WEIR_ASSIGN_OR_RETURN(kafka::PartitionOffsets end, SourceOffsets(*plan.end, plan.batch_id));
+        // Partitions that were new in the logged batch start from their earliest offset, as when
+        // the batch was first planned.
+        std::set<kafka::TopicPartition> added;
+        for (const auto& [tp, offset] : end) {
+          if (!start_.count(tp)) added.insert(tp);
+        }
+        if (!added.empty()) {
+          WEIR_ASSIGN_OR_RETURN(new_partition_earliest_, source_->EarliestOffsets(added));
+        }
         Log("re-running batch " + std::to_string(batch_id) + " of " + spec_.name +
             " over its logged range (it was not committed)");
         WEIR_RETURN_NOT_OK(RunBatch(batch_id, end, plan.end->batch_timestamp_ms, /*latest=*/end,
