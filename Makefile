@@ -56,6 +56,7 @@ bench: deps
 	cmake --build $(BUILD) -j $(JOBS)
 	bench/run.sh $(BUILD)
 	bench/kafka_source.sh $(BUILD)/weir
+	bench/bronze.sh $(BUILD)/weir
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD)
