@@ -281,10 +281,12 @@ void RegisterAll() {
   };
   static constexpr Variant kVariants[] = {{"zstd", compress::Codec::kZstd, true},
                                           {"snappy", compress::Codec::kSnappy, true},
-                                          {"zstd_nodict", compress::Codec::kZstd, false}};
+                                          {"zstd_nodict", compress::Codec::kZstd, false},
+                                          {"uncompressed", compress::Codec::kUncompressed, true}};
   for (const Dataset& d : Datasets()) {
     for (const Variant& v : kVariants) {
       // Unique strings overflow the dictionary anyway; the no-dictionary run shows its cost.
+      // Uncompressed runs show the cost of everything but compression.
       if (!v.dictionary && d.name != "json_strings") continue;
       parquet::WriterOptions options;
       options.codec = v.codec;

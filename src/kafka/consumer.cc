@@ -10,7 +10,9 @@
 
 // libstdc++ 12's <regex> trips -Wmaybe-uninitialized at -O1 (a false positive).
 #pragma GCC diagnostic push
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <regex>
 #pragma GCC diagnostic pop
 

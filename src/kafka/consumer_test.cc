@@ -608,6 +608,7 @@ TEST(ConsumerPerf, ReadThroughputVersusKcat) {
     while (!reader->done()) {
       ASSERT_OK_AND_ASSIGN(RecordBatch batch, reader->Next(10000));
       for (const auto& rec : batch) bytes += static_cast<int64_t>(rec.value->size());
+      EXPECT_GE(bytes, 0);
       n += static_cast<int64_t>(batch.size());
     }
     double weir_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
