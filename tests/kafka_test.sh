@@ -317,9 +317,9 @@ expect "leader moves, a leaderless partition, a broker down/up and Fetch errors 
 secret_run check-sas kafka check --option "eventhubs.connectionString=$CONNECTION_STRING" \
   --option subscribe=hub --timeout-ms 3000 --verbose
 secret_run check-sas-live kafka check --option "kafka.bootstrap.servers=$B" --option subscribe=t \
-  --option "eventhubs.connectionString=$CONNECTION_STRING" --option kafka.debug=all --timeout-ms 3000 --verbose
+  --option "eventhubs.connectionString=$CONNECTION_STRING" --option kafka.debug=all --timeout-ms 8000 --verbose
 secret_run check-entra-live kafka check --option "kafka.bootstrap.servers=$B" --option subscribe=t \
-  --option eventhubs.namespace=weirtest "${ENTRA[@]}" --timeout-ms 3000 --verbose
+  --option eventhubs.namespace=weirtest "${ENTRA[@]}" --timeout-ms 8000 --verbose
 secret_run check-entra kafka check --option kafka.bootstrap.servers=weirtest.servicebus.windows.net:9093 \
   --option subscribe=hub "${ENTRA[@]}" --timeout-ms 3000 --verbose
 secret_run check-jaas kafka check --option "kafka.bootstrap.servers=$B" --option subscribe=t \

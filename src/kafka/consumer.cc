@@ -367,6 +367,13 @@ Result<std::set<TopicPartition>> KafkaSource::ListPartitions() {
   return out;
 }
 
+// Offset lookups retry what Kafka's Java client calls retriable plus UNKNOWN_TOPIC_OR_PART (an
+// invalid-metadata error there): metadata is refreshed before each retry, and Spark retries every
+// offset-fetch failure fetchOffset.numRetries times. A topic that is really gone still fails then.
+static bool IsRetriableOffsetLookupError(rd_kafka_resp_err_t err) {
+  return IsRetriableKafkaError(err) || err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART;
+}
+
 Result<PartitionOffsets> KafkaSource::QueryOffsets(const PartitionTimestamps& query,
                                                    const char* what) {
   if (query.empty()) return PartitionOffsets{};
@@ -401,7 +408,7 @@ Result<PartitionOffsets> KafkaSource::QueryOffsets(const PartitionTimestamps& qu
                                            options_.BootstrapServers() +
                                            (last_client.empty() ? "" : " (last client error: " +
                                                                           last_client + ")"));
-      if (!IsRetriableKafkaError(err)) break;
+      if (!IsRetriableOffsetLookupError(err)) break;
       continue;
     }
     PartitionOffsets out;
@@ -412,7 +419,7 @@ Result<PartitionOffsets> KafkaSource::QueryOffsets(const PartitionTimestamps& qu
       if (p.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
         partition_error = StatusFromKafkaError(
             p.err, std::string("cannot list ") + what + " offset of " + tp.ToString());
-        if (!IsRetriableKafkaError(p.err)) return options_.redactor.Scrub(partition_error);
+        if (!IsRetriableOffsetLookupError(p.err)) return options_.redactor.Scrub(partition_error);
         break;
       }
       out[tp] = p.offset;
