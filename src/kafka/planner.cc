@@ -508,6 +508,24 @@ PartitionTimestamps AllAt(const std::set<TopicPartition>& partitions, int64_t ts
 
 }  // namespace
 
+// The per-partition timestamps of a timestamp spec; InvalidArgument (Spark's text) when a
+// specific-timestamps spec does not name exactly the assigned partitions. `which`: start or end.
+static Result<PartitionTimestamps> TimestampsFor(const OffsetSpec& spec,
+                                                 const std::set<TopicPartition>& assigned,
+                                                 const char* which) {
+  PartitionTimestamps timestamps = spec.kind == OffsetSpec::Kind::kGlobalTimestamp
+                                       ? AllAt(assigned, spec.timestamp_ms)
+                                       : spec.timestamps;
+  if (spec.kind == OffsetSpec::Kind::kSpecificTimestamps && KeysOf(timestamps) != assigned) {
+    return Status::InvalidArgument(
+        std::string("Partitions specified for Kafka timestamp based ") + which +
+        " offsets don't match what are assigned. Maybe topic partitions are created or deleted "
+        "while the query is running, or you didn't specify all the partitions. Specified: " +
+        FormatPartitionSet(KeysOf(timestamps)) + " Assigned: " + FormatPartitionSet(assigned));
+  }
+  return timestamps;
+}
+
 Result<PartitionOffsets> ResolveStartingOffsets(const OffsetSpec& spec, NoMatchStrategy strategy,
                                                 const std::set<TopicPartition>& assigned,
                                                 OffsetLookup& lookup,
@@ -544,16 +562,7 @@ Result<PartitionOffsets> ResolveStartingOffsets(const OffsetSpec& spec, NoMatchS
     }
     case OffsetSpec::Kind::kSpecificTimestamps:
     case OffsetSpec::Kind::kGlobalTimestamp: {
-      PartitionTimestamps timestamps = spec.kind == OffsetSpec::Kind::kGlobalTimestamp
-                                           ? AllAt(assigned, spec.timestamp_ms)
-                                           : spec.timestamps;
-      if (spec.kind == OffsetSpec::Kind::kSpecificTimestamps && KeysOf(timestamps) != assigned) {
-        return Status::InvalidArgument(
-            "Partitions specified for Kafka timestamp based start offsets don't match what are "
-            "assigned. Maybe topic partitions are created or deleted while the query is running, "
-            "or you didn't specify all the partitions. Specified: " +
-            FormatPartitionSet(KeysOf(timestamps)) + " Assigned: " + FormatPartitionSet(assigned));
-      }
+      WEIR_ASSIGN_OR_RETURN(PartitionTimestamps timestamps, TimestampsFor(spec, assigned, "start"));
       WEIR_ASSIGN_OR_RETURN(PartitionOffsets found, lookup.OffsetsForTimes(timestamps));
       PartitionOffsets with_markers;
       for (const auto& [tp, ts] : timestamps) {
@@ -593,16 +602,7 @@ Result<PartitionOffsets> ResolveEndingOffsets(const OffsetSpec& spec,
       return ResolveSentinels(spec.offsets, lookup);
     case OffsetSpec::Kind::kSpecificTimestamps:
     case OffsetSpec::Kind::kGlobalTimestamp: {
-      PartitionTimestamps timestamps = spec.kind == OffsetSpec::Kind::kGlobalTimestamp
-                                           ? AllAt(assigned, spec.timestamp_ms)
-                                           : spec.timestamps;
-      if (spec.kind == OffsetSpec::Kind::kSpecificTimestamps && KeysOf(timestamps) != assigned) {
-        return Status::InvalidArgument(
-            "Partitions specified for Kafka timestamp based end offsets don't match what are "
-            "assigned. Maybe topic partitions are created or deleted while the query is running, "
-            "or you didn't specify all the partitions. Specified: " +
-            FormatPartitionSet(KeysOf(timestamps)) + " Assigned: " + FormatPartitionSet(assigned));
-      }
+      WEIR_ASSIGN_OR_RETURN(PartitionTimestamps timestamps, TimestampsFor(spec, assigned, "end"));
       WEIR_ASSIGN_OR_RETURN(PartitionOffsets found, lookup.OffsetsForTimes(timestamps));
       PartitionOffsets with_markers;
       for (const auto& [tp, ts] : timestamps) {
