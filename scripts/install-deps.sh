@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build ccache pkg-config clang libclang-rt-14-dev
   libzstd-dev liblz4-dev zlib1g-dev libsnappy-dev nlohmann-json3-dev
-  librdkafka-dev libsimdjson-dev librocksdb-dev libcurl4-openssl-dev libssl-dev
+  librdkafka-dev libsimdjson-dev librocksdb-dev libcurl4-openssl-dev libssl-dev libpcre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   kcat python3-confluent-kafka zstd time
 )

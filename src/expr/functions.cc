@@ -6,17 +6,12 @@
 
 #include "columnar/text_format.h"
 #include "expr/cast.h"
+#include "expr/kernel.h"
 #include "expr/type_rules.h"
 
 namespace weir::expr {
 
 namespace {
-
-using columnar::Column;
-using columnar::DataType;
-using columnar::Int128;
-using columnar::TypeId;
-using columnar::TypePtr;
 
 constexpr int64_t kMicrosPerDay = 86400LL * 1000000;
 
@@ -24,93 +19,6 @@ Int128 Pow10(int n) {
   Int128 v = 1;
   for (int i = 0; i < n; ++i) v *= 10;
   return v;
-}
-
-// ------------------------------------------------------------------ output building
-
-// A fixed-width output column of n rows being filled in place.
-template <typename T>
-struct FixedOut {
-  FixedOut(const TypePtr& type, int64_t n) : column(type), n(n) {
-    column.fixed_buffer().assign(static_cast<size_t>(n) * sizeof(T), 0);
-    values = reinterpret_cast<T*>(column.fixed_buffer().data());
-  }
-  void SetNull(int64_t i) {
-    std::vector<uint8_t>& validity = column.validity_buffer();
-    if (validity.empty()) validity.assign(static_cast<size_t>(n), 1);
-    validity[i] = 0;
-  }
-  Vector Finish(bool constant) {
-    column.SetSize(n);
-    return Vector::Own(std::move(column), constant);
-  }
-  Column column;
-  int64_t n;
-  T* values;
-};
-
-bool AllConstant(const KernelInput& in) {
-  for (const Vector& v : in.args) {
-    if (!v.constant()) return false;
-  }
-  return true;
-}
-
-// Calls f.template operator()<T>() with the storage type of `id` (fixed-width types and
-// string_view for STRING/BINARY).
-template <typename F>
-decltype(auto) DispatchValue(TypeId id, F&& f) {
-  switch (id) {
-    case TypeId::kBoolean: return f.template operator()<bool>();
-    case TypeId::kInt8: return f.template operator()<int8_t>();
-    case TypeId::kInt16: return f.template operator()<int16_t>();
-    case TypeId::kInt32:
-    case TypeId::kDate: return f.template operator()<int32_t>();
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestampNtz: return f.template operator()<int64_t>();
-    case TypeId::kFloat: return f.template operator()<float>();
-    case TypeId::kDouble: return f.template operator()<double>();
-    case TypeId::kDecimal: return f.template operator()<Int128>();
-    default: return f.template operator()<std::string_view>();
-  }
-}
-
-// Reads a value of storage type T at batch row i of v.
-template <typename T>
-struct Reader {
-  explicit Reader(const Vector& v) : vector(v) {
-    if constexpr (std::is_same_v<T, std::string_view>) {
-      strings = v.column().strings();
-    } else {
-      values = v.column().template values<T>();
-    }
-    stride = v.constant() ? 0 : 1;
-  }
-  T operator[](int64_t i) const {
-    if constexpr (std::is_same_v<T, std::string_view>) {
-      return strings[i * stride];
-    } else {
-      return values[i * stride];
-    }
-  }
-  bool IsNull(int64_t i) const { return vector.IsNull(i); }
-  const Vector& vector;
-  const T* values = nullptr;
-  const std::string_view* strings = nullptr;
-  int64_t stride;
-};
-
-// Elementwise binary kernel over two arguments of storage type T producing R.
-// op(a, b, &r) returns false for NULL.
-template <typename T, typename R, typename Op>
-Vector BinaryKernel(const KernelInput& in, Op op) {
-  Reader<T> a(in.args[0]), b(in.args[1]);
-  FixedOut<R> out(in.call.type, in.num_rows);
-  for (int64_t i = 0; i < in.num_rows; ++i) {
-    if (a.IsNull(i) || b.IsNull(i) || !op(a[i], b[i], &out.values[i])) out.SetNull(i);
-  }
-  return out.Finish(AllConstant(in));
 }
 
 // ------------------------------------------------------------------ type rules
@@ -280,13 +188,6 @@ Result<TypePtr> CaseRule(std::vector<BoundExprPtr>& args) {
   for (size_t i = 0; i + 1 < args.size(); i += 2) args[i + 1] = results[r++];
   args.back() = results[r];
   return type;
-}
-
-Result<TypePtr> StringRule(std::vector<BoundExprPtr>& args) {
-  for (BoundExprPtr& a : args) {
-    WEIR_ASSIGN_OR_RETURN(a, CastTo(a, DataType::String()));
-  }
-  return DataType::String();
 }
 
 Result<TypePtr> LengthRule(std::vector<BoundExprPtr>& args) {
@@ -647,38 +548,6 @@ Result<Vector> CaseKernel(const KernelInput& in) {
   });
 }
 
-// A string kernel: f(row, inputs, &scratch) fills scratch; false for NULL. Any NULL argument
-// gives NULL.
-template <typename F>
-Vector StringKernel(const KernelInput& in, F f) {
-  Column out(in.call.type);
-  std::vector<std::string_view>& strings = out.string_buffer();
-  strings.assign(static_cast<size_t>(in.num_rows), std::string_view());
-  std::vector<uint8_t>& validity = out.validity_buffer();
-  std::string scratch;
-  for (int64_t i = 0; i < in.num_rows; ++i) {
-    bool valid = true;
-    for (const Vector& v : in.args) valid &= !v.IsNull(i);
-    if (valid) {
-      scratch.clear();
-      valid = f(i, &scratch);
-    }
-    if (valid) {
-      strings[i] = out.arena().Copy(scratch);
-    } else {
-      if (validity.empty()) validity.assign(static_cast<size_t>(in.num_rows), 1);
-      validity[i] = 0;
-    }
-  }
-  out.SetSize(in.num_rows);
-  return Vector::Own(std::move(out), AllConstant(in));
-}
-
-std::string_view StringArg(const KernelInput& in, size_t k, int64_t i) {
-  const Vector& v = in.args[k];
-  return v.column().StringAt(v.Row(i));
-}
-
 Result<Vector> ConcatKernel(const KernelInput& in) {
   return StringKernel(in, [&](int64_t i, std::string* s) {
     for (size_t k = 0; k < in.args.size(); ++k) s->append(StringArg(in, k, i));
@@ -835,9 +704,23 @@ constexpr Function kFunctions[] = {
 
 }  // namespace
 
+Result<TypePtr> StringRule(std::vector<BoundExprPtr>& args) {
+  for (BoundExprPtr& a : args) {
+    WEIR_ASSIGN_OR_RETURN(a, CastTo(a, DataType::String()));
+  }
+  return DataType::String();
+}
+
+std::span<const Function> CoreFunctions() { return kFunctions; }
+
 const Function* FindFunction(std::string_view name) {
-  for (const Function& f : kFunctions) {
-    if (f.name == name) return &f;
+  using Table = std::span<const Function> (*)();
+  static constexpr Table kTables[] = {&CoreFunctions, &StringFunctions, &DatetimeFunctions,
+                                      &JsonFunctions, &CollectionFunctions};
+  for (Table table : kTables) {
+    for (const Function& f : table()) {
+      if (f.name == name) return &f;
+    }
   }
   return nullptr;
 }

@@ -43,6 +43,16 @@ struct Function {
   bool constant_per_batch = false;
 };
 
+// The registry's tables, one per kernel file: operators and the basic functions (functions.cc),
+// string, regex and hash functions (string_functions.cc), dates and times
+// (datetime_functions.cc), JSON (json_functions.cc), arrays, maps and lambdas
+// (collection_functions.cc).
+std::span<const Function> CoreFunctions();
+std::span<const Function> StringFunctions();
+std::span<const Function> DatetimeFunctions();
+std::span<const Function> JsonFunctions();
+std::span<const Function> CollectionFunctions();
+
 // The function with this (lower-case, or operator) name, or nullptr.
 const Function* FindFunction(std::string_view name);
 

@@ -1,0 +1,7 @@
+#include "expr/functions.h"
+
+namespace weir::expr {
+
+std::span<const Function> DatetimeFunctions() { return {}; }
+
+}  // namespace weir::expr
