@@ -436,8 +436,20 @@ class ExprBinder {
     return Call("NOT", {std::move(same)}, e.location);
   }
 
-  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::Like&) {
-    return NotImplementedAt(e.location, "LIKE / RLIKE are not supported yet");
+  // LIKE / ILIKE / RLIKE call the functions like(s, pattern, escape), ilike(...) and rlike(s, re)
+  // (string_functions.cc); NOT LIKE negates the call.
+  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::Like& n) {
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr operand, Bind(*n.operand));
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr pattern, Bind(*n.pattern));
+    std::vector<BoundExprPtr> args = {std::move(operand), std::move(pattern)};
+    std::string_view name = "rlike";
+    if (n.kind != sql::Like::Kind::kRLike) {
+      name = n.kind == sql::Like::Kind::kLike ? "like" : "ilike";
+      args.push_back(StringLiteral(n.escape));
+    }
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr like, Call(name, std::move(args), e.location));
+    if (!n.negated) return like;
+    return Call("NOT", {std::move(like)}, e.location);
   }
 
   Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::FieldAccess& n) {
@@ -449,8 +461,16 @@ class ExprBinder {
     return NotImplementedAt(e.location, "subscripts x[i] are not supported yet");
   }
 
-  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::JsonPath&) {
-    return NotImplementedAt(e.location, "JSON paths (col:path) are not supported yet");
+  // `raw:a.b[0]` calls the internal function "JSON PATH"(raw, '$.a.b[0]') (json_functions.cc).
+  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::JsonPath& n) {
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr operand, Bind(*n.operand));
+    return Call("JSON PATH", {std::move(operand), StringLiteral(n.path)}, e.location);
+  }
+
+  static BoundExprPtr StringLiteral(std::string_view text) {
+    Column value(DataType::String());
+    value.AppendString(text);
+    return MakeLiteral(std::move(value), sql::QuoteString(text));
   }
 
   Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::Lambda&) {
