@@ -12,22 +12,21 @@ using columnar::Column;
 void RowErrors::Reset(int64_t num_rows) {
   num_rows_ = num_rows;
   count_ = 0;
-  mask_.clear();
-  first_message_.clear();
+  reason_index_.clear();
+  reasons_.clear();
 }
 
 void RowErrors::Mark(int64_t row, std::string_view message) {
-  if (mask_.empty()) mask_.assign(static_cast<size_t>(num_rows_), 0);
-  if (first_message_.empty()) first_message_ = std::string(message);
-  if (row < 0) {
-    std::fill(mask_.begin(), mask_.end(), 1);
-    count_ = num_rows_;
-    return;
-  }
-  if (row >= num_rows_) return;
-  if (mask_[row] == 0) {
-    mask_[row] = 1;
-    ++count_;
+  if (reason_index_.empty()) reason_index_.assign(static_cast<size_t>(num_rows_), 0);
+  if (reasons_.empty() || reasons_.back() != message) reasons_.emplace_back(message);
+  auto index = static_cast<uint32_t>(reasons_.size());
+  int64_t begin = row < 0 ? 0 : row;
+  int64_t end = row < 0 ? num_rows_ : std::min(row + 1, num_rows_);
+  for (int64_t i = begin; i < end; ++i) {
+    if (reason_index_[i] == 0) {
+      reason_index_[i] = index;
+      ++count_;
+    }
   }
 }
 

@@ -21,25 +21,30 @@
 
 namespace weir::expr {
 
-// Rows that failed to evaluate, with the first reason.
+// Rows that failed to evaluate (or to parse), each with the first reason given for it.
 class RowErrors {
  public:
   // Clears and sizes for a batch of `num_rows`.
   void Reset(int64_t num_rows);
-  // Marks `row` (or every row when `row` < 0); keeps the first message.
+  // Marks `row` (or every row when `row` < 0) with `message` unless it is already marked.
   void Mark(int64_t row, std::string_view message);
 
   int64_t count() const { return count_; }
-  bool IsMarked(int64_t row) const { return count_ > 0 && mask_[row] != 0; }
-  // One byte per row (1 = failed); empty when no row failed.
-  const std::vector<uint8_t>& mask() const { return mask_; }
-  const std::string& first_message() const { return first_message_; }
+  bool IsMarked(int64_t row) const { return count_ > 0 && reason_index_[row] != 0; }
+  // The message `row` was first marked with ("" when not marked).
+  std::string_view Reason(int64_t row) const {
+    return IsMarked(row) ? std::string_view(reasons_[reason_index_[row] - 1]) : std::string_view();
+  }
+  std::string_view first_message() const {
+    return reasons_.empty() ? std::string_view() : std::string_view(reasons_.front());
+  }
 
  private:
   int64_t num_rows_ = 0;
   int64_t count_ = 0;
-  std::vector<uint8_t> mask_;
-  std::string first_message_;
+  // Per row: 0, or 1 + the index of its reason in reasons_ (equal consecutive reasons shared).
+  std::vector<uint32_t> reason_index_;
+  std::vector<std::string> reasons_;
 };
 
 struct EvalContext {
@@ -49,10 +54,15 @@ struct EvalContext {
   // becoming NULL.
   bool ansi = false;
   RowErrors row_errors;
+  // Rows whose input did not parse (from_json on malformed JSON, which still yields Spark's
+  // PERMISSIVE result): a flow with a quarantine table routes them there with the reason;
+  // otherwise they are kept as Spark keeps them.
+  RowErrors malformed;
 
   // Prepares for a batch: sizes row_errors and sets the batch timestamp.
   void StartBatch(int64_t num_rows, int64_t batch_timestamp_micros) {
     row_errors.Reset(num_rows);
+    malformed.Reset(num_rows);
     current_timestamp_micros = batch_timestamp_micros;
   }
 };

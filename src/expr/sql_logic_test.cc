@@ -289,12 +289,12 @@ class LogicTestRunner {
       WEIR_ASSIGN_OR_RETURN(Filter filter, Filter::Make(*q.where, input->schema, qualifiers));
       WEIR_ASSIGN_OR_RETURN(filtered, filter.Apply(*input, context));
       input = &filtered;
-      if (context.row_errors.count() > 0) return Status::InvalidArgument(context.row_errors.first_message());
+      if (context.row_errors.count() > 0) return Status::InvalidArgument(std::string(context.row_errors.first_message()));
       context.StartBatch(input->num_rows(), kBatchTimestamp);
     }
     WEIR_ASSIGN_OR_RETURN(columnar::Batch out, projection.Evaluate(*input, context));
     if (context.row_errors.count() > 0) {
-      return Status::InvalidArgument(context.row_errors.first_message());
+      return Status::InvalidArgument(std::string(context.row_errors.first_message()));
     }
     return out;
   }
