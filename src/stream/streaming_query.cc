@@ -10,6 +10,7 @@
 #include "kafka/planner.h"
 #include "stream/checkpoint.h"
 #include "stream/kafka_rows.h"
+#include "stream/prefetcher.h"
 
 namespace weir::stream {
 
@@ -312,29 +313,43 @@ class StreamingQuery::Impl {
       for (const auto& r : ranges) input_rows += r.size();
     } else {
       WEIR_ASSIGN_OR_RETURN(auto writer, table_->NewDataFileWriter());
-      WEIR_ASSIGN_OR_RETURN(auto reader, source_->Read(ranges));
-      while (!reader->done()) {
+      WEIR_ASSIGN_OR_RETURN(std::shared_ptr<kafka::RangeReader> reader, source_->Read(ranges));
+      // Fetching (and laying records out as columns) runs a chunk ahead of transforming and
+      // encoding, on its own thread.
+      BatchPrefetcher prefetcher(
+          [this, reader]() -> Result<std::optional<columnar::Batch>> {
+            while (!reader->done()) {
+              WEIR_ASSIGN_OR_RETURN(kafka::RecordBatch records,
+                                    reader->Next(static_cast<size_t>(options_.chunk_records)));
+              if (records.empty()) continue;
+              auto shared = std::make_shared<const kafka::RecordBatch>(std::move(records));
+              columnar::Batch input(input_schema_);
+              AppendKafkaRecords(shared, spec_.source.include_headers, &input);
+              return std::optional<columnar::Batch>(std::move(input));
+            }
+            return std::optional<columnar::Batch>();
+          },
+          /*depth=*/1);
+      auto fail = [&](Status st) {
+        prefetcher.Stop();
+        writer->Abort();
+        return st;
+      };
+      while (true) {
         if (Stopping()) {
-          writer->Abort();
-          return Status::Cancelled("stopped during batch " + std::to_string(batch_id) + " of " + spec_.name +
-                                   "; it will be re-run on restart");
+          return fail(Status::Cancelled("stopped during batch " + std::to_string(batch_id) + " of " +
+                                        spec_.name + "; it will be re-run on restart"));
         }
-        auto records = reader->Next(static_cast<size_t>(options_.chunk_records));
-        if (!records.ok()) {
-          writer->Abort();
-          return records.status();
-        }
-        if (records->empty()) continue;
-        auto shared = std::make_shared<const kafka::RecordBatch>(std::move(*records));
-        columnar::Batch input(input_schema_);
-        AppendKafkaRecords(shared, spec_.source.include_headers, &input);
+        auto next = prefetcher.Next();
+        if (!next.ok()) return fail(next.status());
+        if (!*next) break;
+        const columnar::Batch& input = **next;
         input_rows += input.num_rows();
         Status st;
         if (spec_.transform) {
           auto out = spec_.transform->Apply(input, batch_timestamp_ms);
           if (!out.ok()) {
-            writer->Abort();
-            return out.status().WithContext(spec_.name + " batch " + std::to_string(batch_id));
+            return fail(out.status().WithContext(spec_.name + " batch " + std::to_string(batch_id)));
           }
           output_rows += out->num_rows();
           st = writer->Write(*out);
@@ -342,11 +357,9 @@ class StreamingQuery::Impl {
           output_rows += input.num_rows();
           st = writer->Write(input);
         }
-        if (!st.ok()) {
-          writer->Abort();
-          return st.WithContext(spec_.name + " batch " + std::to_string(batch_id));
-        }
+        if (!st.ok()) return fail(st.WithContext(spec_.name + " batch " + std::to_string(batch_id)));
       }
+      prefetcher.Stop();
       for (const auto& w : reader->stats().warnings) Log("WARN " + w);
       skipped_offsets_ += reader->stats().skipped_offsets;
       avg_record_bytes_ = reader->stats().AvgRecordBytes();
