@@ -7,6 +7,9 @@
 #include <mutex>
 #include <thread>
 
+#include <unistd.h>
+
+#include "cli/progress_bar.h"
 #include "fs/fault_injection_file_system.h"
 #include "fs/local_file_system.h"
 #include "stream/streaming_query.h"
@@ -36,21 +39,21 @@ fs::FileSystem* FlowFileSystem() {
 
 Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_options,
                    std::vector<FlowRunSummary>* summaries) {
-  std::mutex output_mutex;
   std::vector<std::unique_ptr<stream::StreamingQuery>> queries;
   std::FILE* progress_log = run_options.progress_log;
+  std::mutex log_mutex;  // flows of a continuous run report from their own threads
+  // A backfill progress bar when stderr is a terminal and the run ends by itself.
+  ProgressBar bar(run_options.trigger.kind == stream::Trigger::Kind::kAvailableNow && isatty(2) != 0);
   for (const auto& table : pipeline.tables) {
     WEIR_ASSIGN_OR_RETURN(stream::KafkaFlowSpec spec, stream::MakeKafkaFlow(table, run_options.lakehouse));
     stream::QueryOptions options;
     options.trigger = run_options.trigger;
-    options.log = [&output_mutex](const std::string& line) {
-      std::lock_guard<std::mutex> lock(output_mutex);
-      std::fprintf(stderr, "weir: %s\n", line.c_str());
-    };
-    options.on_progress = [&output_mutex, progress_log](const stream::QueryProgress& p) {
-      std::lock_guard<std::mutex> lock(output_mutex);
-      std::fprintf(stderr, "%s\n", p.Summary().c_str());
+    options.log = [&bar](const std::string& line) { bar.Print("weir: " + line); };
+    options.on_backfill = [&bar](const stream::BackfillStatus& s) { bar.Update(s.name, s.done, s.total); };
+    options.on_progress = [&bar, &log_mutex, progress_log](const stream::QueryProgress& p) {
+      bar.Print(p.Summary());
       if (progress_log != nullptr) {
+        std::lock_guard<std::mutex> lock(log_mutex);
         std::string line = p.ToJson() + "\n";
         std::fwrite(line.data(), 1, line.size(), progress_log);
         std::fflush(progress_log);
@@ -97,6 +100,7 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
   }
   done.store(true);
   watcher.join();
+  bar.Clear();
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   Status first_failure;

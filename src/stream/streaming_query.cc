@@ -228,6 +228,14 @@ class StreamingQuery::Impl {
       }
       if (trigger.kind == Trigger::Kind::kAvailableNow && !available_now_cap) {
         available_now_cap = latest;  // taken once, at the start
+        backfill_total_ = 0;
+        for (const auto& [tp, cap] : latest) {
+          auto from = start_.find(tp);
+          int64_t first = from != start_.end() ? from->second : new_partition_earliest_.count(tp)
+                                                                   ? new_partition_earliest_.at(tp)
+                                                                   : cap;
+          if (cap > first) backfill_total_ += cap - first;
+        }
       }
       const kafka::PartitionOffsets& target = available_now_cap ? *available_now_cap : latest;
       kafka::PartitionOffsets end = kafka::PlanBatchEnd(start_, target, new_partition_earliest_, limits,
@@ -345,6 +353,10 @@ class StreamingQuery::Impl {
         if (!*next) break;
         const columnar::Batch& input = **next;
         input_rows += input.num_rows();
+        if (options_.on_backfill && backfill_total_ > 0) {
+          backfill_done_ += input.num_rows();
+          options_.on_backfill(BackfillStatus{spec_.name, backfill_done_, backfill_total_});
+        }
         Status st;
         if (spec_.transform) {
           auto out = spec_.transform->Apply(input, batch_timestamp_ms);
@@ -444,6 +456,8 @@ class StreamingQuery::Impl {
   int64_t watermark_ms_ = 0;
   int64_t last_trigger_start_ms_ = 0;
   int64_t skipped_offsets_ = 0;
+  int64_t backfill_total_ = 0;  // availableNow: offsets between the start and the cap
+  int64_t backfill_done_ = 0;
   double avg_record_bytes_ = 0;
   std::atomic<bool>* stop_ = nullptr;
 };

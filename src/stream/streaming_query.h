@@ -46,10 +46,20 @@ struct KafkaFlowSpec {
   std::map<std::string, std::string> table_properties;
 };
 
+// How far an availableNow run is through the backlog it found at start (offsets; compacted or
+// aborted offsets count as done only when reached, so `done` may stay below `total`).
+struct BackfillStatus {
+  std::string name;
+  int64_t done = 0;
+  int64_t total = 0;
+};
+
 struct QueryOptions {
   Trigger trigger;
   std::function<void(const QueryProgress&)> on_progress;
   std::function<void(const std::string&)> log;  // one line each: warnings, restarts, skips
+  // availableNow only: called after each chunk of records (for a progress bar).
+  std::function<void(const BackfillStatus&)> on_backfill;
   int64_t chunk_records = 20000;                 // records read, transformed and written at a time
 };
 
