@@ -418,6 +418,7 @@ std::string_view ViolationActionName(ViolationAction action) {
     case ViolationAction::kWarn: return "warn";
     case ViolationAction::kDropRow: return "drop";
     case ViolationAction::kFailUpdate: return "fail";
+    case ViolationAction::kQuarantine: return "quarantine";
   }
   return "warn";
 }

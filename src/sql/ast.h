@@ -245,6 +245,14 @@ struct Watermark {
   Location location;
 };
 
+// weir's `DROP DUPLICATES [WITHIN WATERMARK] (col, ...)`: Spark's dropDuplicates(cols) /
+// dropDuplicatesWithinWatermark(cols) over the query's output columns.
+struct Deduplication {
+  std::vector<std::string> columns;
+  bool within_watermark = false;
+  Location location;
+};
+
 // The FROM item of a query.
 struct FromClause {
   enum class Kind : uint8_t {
@@ -270,8 +278,9 @@ struct Query {
   std::vector<SelectItem> select_list;
   std::optional<FromClause> from;  // absent for SELECT without FROM
   ExprPtr where;                   // null when absent
-  // Extension point: weir's deduplication clause (dropDuplicatesWithinWatermark in SQL) and the
-  // quarantine routing clause go here when they are added, parsed after WHERE.
+  // weir's extensions, after WHERE (docs/sql-extensions.md):
+  std::optional<Deduplication> drop_duplicates;  // DROP DUPLICATES [WITHIN WATERMARK] (cols)
+  std::optional<QualifiedName> quarantine_table;  // QUARANTINE INTO name
   Location location;
 };
 
@@ -281,6 +290,7 @@ enum class ViolationAction : uint8_t {
   kWarn,        // default: keep the row, count it
   kDropRow,     // ON VIOLATION DROP ROW
   kFailUpdate,  // ON VIOLATION FAIL UPDATE
+  kQuarantine,  // ON VIOLATION QUARANTINE (weir): the row goes to the quarantine table
 };
 
 std::string_view ViolationActionName(ViolationAction action);

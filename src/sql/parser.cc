@@ -21,7 +21,7 @@ bool IsClauseKeyword(const Token& t) {
       "AND",   "OR",    "NOT",       "IS",     "IN",       "BETWEEN", "LIKE",  "ILIKE",
       "RLIKE", "REGEXP", "WINDOW",   "DELAY",  "CLUSTER",  "DISTRIBUTE", "SORT", "LATERAL",
       "EXCEPT", "INTERSECT", "QUALIFY", "SELECT", "ESCAPE", "DIV", "TABLESAMPLE", "NATURAL",
-      "ANTI",  "SEMI",  "OUTER",     "USING",  "OFFSET_UNUSED"};
+      "ANTI",  "SEMI",  "OUTER",     "USING",  "DROP",   "QUARANTINE"};
   if (t.kind != TokenKind::kIdentifier || t.quoted) return false;
   for (std::string_view w : kWords) {
     if (t.IsKeyword(w)) return true;
@@ -265,8 +265,10 @@ class Parser {
       } else if (AcceptKeyword("FAIL")) {
         WEIR_RETURN_NOT_OK(ExpectKeyword("UPDATE"));
         e.action = ViolationAction::kFailUpdate;
+      } else if (AcceptKeyword("QUARANTINE")) {
+        e.action = ViolationAction::kQuarantine;
       } else {
-        return Expected("DROP ROW or FAIL UPDATE");
+        return Expected("DROP ROW, FAIL UPDATE or QUARANTINE");
       }
     }
     return e;
@@ -409,6 +411,29 @@ class Parser {
     }
     if (AcceptKeyword("WHERE")) {
       WEIR_ASSIGN_OR_RETURN(q.where, ParseExpr());
+    }
+    if (Peek().IsKeyword("DROP")) {
+      Deduplication d;
+      d.location = Peek().location;
+      Advance();
+      WEIR_RETURN_NOT_OK(ExpectKeyword("DUPLICATES"));
+      if (AcceptKeyword("WITHIN")) {
+        WEIR_RETURN_NOT_OK(ExpectKeyword("WATERMARK"));
+        d.within_watermark = true;
+      }
+      WEIR_RETURN_NOT_OK(ExpectOperator("("));
+      while (true) {
+        WEIR_ASSIGN_OR_RETURN(std::string column, ExpectIdentifier("a column name"));
+        d.columns.push_back(std::move(column));
+        if (!AcceptOperator(",")) break;
+      }
+      WEIR_RETURN_NOT_OK(ExpectOperator(")"));
+      q.drop_duplicates = std::move(d);
+    }
+    if (AcceptKeyword("QUARANTINE")) {
+      WEIR_RETURN_NOT_OK(ExpectKeyword("INTO"));
+      WEIR_ASSIGN_OR_RETURN(QualifiedName name, ParseQualifiedName("a quarantine table name"));
+      q.quarantine_table = std::move(name);
     }
     const Token& t = Peek();
     for (std::string_view unsupported : {"GROUP", "ORDER", "HAVING", "LIMIT", "UNION", "JOIN",

@@ -262,7 +262,7 @@ TEST(ParserTest, ErrorsPointAtLineAndColumn) {
             "streaming tables)");
   EXPECT_EQ(ErrorOf("CREATE STREAMING TABLE t (CONSTRAINT c EXPECT (a > 0) ON VIOLATION DELETE) AS "
                     "SELECT 1"),
-            "line 1, column 68: expected DROP ROW or FAIL UPDATE near 'DELETE'");
+            "line 1, column 68: expected DROP ROW, FAIL UPDATE or QUARANTINE near 'DELETE'");
   EXPECT_EQ(ErrorOf("SELECT a b c FROM t"),
             "line 1, column 12: expected ';' or the end of the statement near 'c'");
   EXPECT_EQ(ErrorOf("SELECT 1; SELECT f(a => 1, 2)"),

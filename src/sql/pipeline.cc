@@ -306,6 +306,44 @@ class PipelineBuilder {
         return InvalidAt(e.location, "expectation '" + e.name + "' is defined twice");
       }
     }
+    if (q.drop_duplicates && q.drop_duplicates->within_watermark && !from.watermark) {
+      return InvalidAt(q.drop_duplicates->location,
+                       "DROP DUPLICATES WITHIN WATERMARK needs a watermark: add WATERMARK col DELAY "
+                       "OF INTERVAL ... to the FROM item (Spark: dropDuplicatesWithinWatermark "
+                       "requires withWatermark)");
+    }
+    bool quarantines = false;
+    for (const Expectation& e : create.expectations) quarantines |= e.action == ViolationAction::kQuarantine;
+    if (q.quarantine_table) {
+      WEIR_ASSIGN_OR_RETURN(def.quarantine_table,
+                            ResolveTableName(*q.quarantine_table, catalog_, schema_));
+    } else if (quarantines) {
+      TableIdentifier quarantine = def.name;
+      quarantine.table += "_quarantine";
+      def.quarantine_table = quarantine;
+    }
+    if (def.quarantine_table) {
+      const QualifiedName& at = q.quarantine_table ? *q.quarantine_table : create.name;
+      if (*def.quarantine_table == def.name ||
+          (from.kind == FromClause::Kind::kTable && *def.quarantine_table == def.source_table)) {
+        return InvalidAt(at.location, "the quarantine table " + def.quarantine_table->ToString() +
+                                          " must differ from the flow's source and target tables");
+      }
+      for (const StreamingTableDefinition& other : pipeline_.tables) {
+        if (other.name == *def.quarantine_table ||
+            (other.quarantine_table && *other.quarantine_table == *def.quarantine_table)) {
+          return InvalidAt(at.location, "the quarantine table " + def.quarantine_table->ToString() +
+                                            " is already written by " + other.name.ToString());
+        }
+      }
+    }
+    for (const StreamingTableDefinition& other : pipeline_.tables) {
+      if (other.quarantine_table && *other.quarantine_table == def.name) {
+        return InvalidAt(create.name.location, "streaming table " + def.name.ToString() +
+                                                   " is already the quarantine table of " +
+                                                   other.name.ToString());
+      }
+    }
     def.statement = std::move(create);
     pipeline_.tables.push_back(std::move(def));
     return Status::OK();

@@ -95,6 +95,9 @@ struct StreamingTableDefinition {
   // and anything concatenated with one are secret.
   std::map<std::string, OptionValue> kafka_options;
   TableIdentifier source_table;  // kTable: the table read as a stream
+  // Where rejected rows go (QUARANTINE INTO, or <table>_quarantine when an expectation says
+  // ON VIOLATION QUARANTINE); absent when the flow has no quarantine table.
+  std::optional<TableIdentifier> quarantine_table;
 
   const Query& query() const { return statement.query; }
 };

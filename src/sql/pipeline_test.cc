@@ -206,5 +206,47 @@ TEST(PipelineTest, SubstituteVariablesKeepsStringsAndMapsLocations) {
   EXPECT_EQ(s.map.Locate(s.text.size() - 1).ToString(), "line 2, column 1");
 }
 
+TEST(PipelineTest, DeduplicationAndQuarantineClauses) {
+  SecretResolver secrets = FakeEnvironment({});
+  ASSERT_OK_AND_ASSIGN(Pipeline p, ParsePipeline(R"(
+CREATE STREAMING TABLE sales.silver.orders (
+  CONSTRAINT has_id EXPECT (event_id IS NOT NULL) ON VIOLATION QUARANTINE
+) AS SELECT * FROM STREAM(sales.bronze.orders_raw)
+  WATERMARK event_time DELAY OF INTERVAL 30 MINUTES
+  WHERE eh_offset >= 0
+  DROP DUPLICATES WITHIN WATERMARK (event_id, order_id);
+CREATE STREAMING TABLE audit AS SELECT * FROM STREAM(sales.bronze.orders_raw)
+  DROP DUPLICATES (event_id) QUARANTINE INTO rejected;)", {}, secrets));
+  ASSERT_EQ(p.tables.size(), 2u);
+  const Query& q = p.tables[0].query();
+  ASSERT_TRUE(q.drop_duplicates.has_value());
+  EXPECT_TRUE(q.drop_duplicates->within_watermark);
+  EXPECT_EQ(q.drop_duplicates->columns, (std::vector<std::string>{"event_id", "order_id"}));
+  ASSERT_NE(q.where, nullptr);
+  EXPECT_EQ(p.tables[0].statement.expectations[0].action, ViolationAction::kQuarantine);
+  ASSERT_TRUE(p.tables[0].quarantine_table.has_value());
+  EXPECT_EQ(p.tables[0].quarantine_table->ToString(), "sales.silver.orders_quarantine");
+  ASSERT_TRUE(p.tables[1].query().drop_duplicates.has_value());
+  EXPECT_FALSE(p.tables[1].query().drop_duplicates->within_watermark);
+  ASSERT_TRUE(p.tables[1].quarantine_table.has_value());
+  EXPECT_EQ(p.tables[1].quarantine_table->ToString(), "main.default.rejected");
+
+  auto r = ParsePipeline("CREATE STREAMING TABLE t AS SELECT * FROM STREAM(s)\n"
+                         "DROP DUPLICATES WITHIN WATERMARK (id);", {}, secrets);
+  ASSERT_STATUS_CODE(kInvalidArgument, r);
+  EXPECT_NE(r.status().message().find("line 2, column 1: DROP DUPLICATES WITHIN WATERMARK needs a "
+                                      "watermark"), std::string::npos) << r.status().ToString();
+  r = ParsePipeline("CREATE STREAMING TABLE t AS SELECT * FROM STREAM(s) QUARANTINE INTO s;", {},
+                    secrets);
+  ASSERT_STATUS_CODE(kInvalidArgument, r);
+  EXPECT_NE(r.status().message().find("must differ from the flow's source and target"),
+            std::string::npos) << r.status().ToString();
+  r = ParsePipeline("CREATE STREAMING TABLE a AS SELECT * FROM STREAM(s) QUARANTINE INTO q;\n"
+                    "CREATE STREAMING TABLE q AS SELECT * FROM STREAM(s);", {}, secrets);
+  ASSERT_STATUS_CODE(kInvalidArgument, r);
+  EXPECT_NE(r.status().message().find("already the quarantine table of main.default.a"),
+            std::string::npos) << r.status().ToString();
+}
+
 }  // namespace
 }  // namespace weir::sql
