@@ -25,6 +25,20 @@ std::string FormatProgressTimestamp(int64_t epoch_ms) {
   return columnar::FormatTimestampMillis(epoch_ms * 1000);
 }
 
+std::string DataQualityMetrics::ToJson() const {
+  nlohmann::ordered_json expectations_json = nlohmann::ordered_json::array();
+  for (const Expectation& e : expectations) {
+    expectations_json.push_back({{"name", e.name},
+                                 {"dataset", e.dataset},
+                                 {"passed_records", e.passed_records},
+                                 {"failed_records", e.failed_records}});
+  }
+  nlohmann::ordered_json j = {{"dropped_records", dropped_records},
+                              {"expectations", std::move(expectations_json)},
+                              {"quarantined_records", quarantined_records}};
+  return j.dump();
+}
+
 std::string QueryProgress::ToJson() const {
   nlohmann::ordered_json j;
   j["id"] = id;

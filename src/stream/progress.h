@@ -35,6 +35,23 @@ struct StateOperatorProgress {
   std::map<std::string, int64_t> custom_metrics;
 };
 
+// Data-quality counts of one batch, as DLT reports them per flow (expectations in definition
+// order) plus the rows weir routed to the quarantine table.
+struct DataQualityMetrics {
+  struct Expectation {
+    std::string name;
+    std::string dataset;  // the flow's table
+    int64_t passed_records = 0;
+    int64_t failed_records = 0;
+  };
+  int64_t dropped_records = 0;
+  int64_t quarantined_records = 0;
+  std::vector<Expectation> expectations;
+
+  // {"dropped_records":..,"expectations":[...]} (DLT's data_quality object).
+  std::string ToJson() const;
+};
+
 struct QueryProgress {
   std::string id;       // query id (stable across restarts)
   std::string run_id;   // this run

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "expr/evaluator.h"
+#include "columnar/json_lines.h"
 #include "expr/projection.h"
 #include "kafka/options.h"
 #include "stream/kafka_rows.h"
@@ -11,26 +12,159 @@ namespace weir::stream {
 
 namespace {
 
-// The flow's SELECT list and WHERE clause over the Kafka source's rows.
+// A bound expectation: CONSTRAINT name EXPECT (condition) ON VIOLATION action, over the
+// flow's output rows.
+struct BoundExpectation {
+  std::string name;
+  std::string sql;     // the condition as written, for messages
+  std::string reason;  // the quarantine reason of a row failing it
+  expr::Filter condition;
+  sql::ViolationAction action;
+};
+
+// The flow's SELECT list and WHERE clause over the source's rows, then its expectations; rows
+// that do not parse (from_json on malformed JSON), that fail an ON VIOLATION QUARANTINE
+// expectation, or (with ansi) that fail a cast go to the quarantine table when the flow has one.
+// An expectation passes only when its condition is TRUE (FALSE and NULL fail, as Delta's CHECK
+// constraints).
 class SqlTransform : public Transform {
  public:
-  SqlTransform(expr::Projection projection, std::optional<expr::Filter> filter)
-      : projection_(std::move(projection)), filter_(std::move(filter)) {}
+  SqlTransform(std::string table, expr::Projection projection, std::optional<expr::Filter> filter,
+               std::vector<BoundExpectation> expectations,
+               std::optional<columnar::Schema> quarantine_schema)
+      : table_(std::move(table)),
+        projection_(std::move(projection)),
+        filter_(std::move(filter)),
+        expectations_(std::move(expectations)),
+        quarantine_schema_(std::move(quarantine_schema)) {
+    ResetMetrics();
+  }
 
   const columnar::Schema& output_schema() const override { return projection_.output_schema(); }
+  const columnar::Schema* quarantine_schema() const override {
+    return quarantine_schema_ ? &*quarantine_schema_ : nullptr;
+  }
 
-  Result<columnar::Batch> Apply(const columnar::Batch& input, int64_t batch_timestamp_ms) override {
-    context_.StartBatch(input.num_rows(), batch_timestamp_ms * 1000);
-    if (!filter_) return projection_.Evaluate(input, context_);
-    WEIR_ASSIGN_OR_RETURN(columnar::Batch kept, filter_->Apply(input, context_));
-    context_.StartBatch(kept.num_rows(), batch_timestamp_ms * 1000);
-    return projection_.Evaluate(std::move(kept), context_);
+  std::optional<DataQualityMetrics> TakeMetrics() override {
+    if (expectations_.empty() && !quarantine_schema_) return std::nullopt;
+    DataQualityMetrics out = metrics_;
+    ResetMetrics();
+    return out;
+  }
+
+  Result<TransformResult> Apply(const columnar::Batch& input, int64_t batch_timestamp_ms) override {
+    const int64_t now_micros = batch_timestamp_ms * 1000;
+    columnar::Batch kept_input;
+    const columnar::Batch* rows_in = &input;
+    if (filter_) {
+      context_.StartBatch(input.num_rows(), now_micros);
+      WEIR_ASSIGN_OR_RETURN(kept_input, filter_->Apply(input, context_));
+      rows_in = &kept_input;
+    }
+    context_.StartBatch(rows_in->num_rows(), now_micros);
+    WEIR_ASSIGN_OR_RETURN(columnar::Batch out, projection_.Evaluate(*rows_in, context_));
+    const int64_t n = out.num_rows();
+    if (context_.row_errors.count() > 0 && !quarantine_schema_) {
+      return Status::InvalidArgument(std::string(context_.row_errors.first_message()) +
+                                     " (spark.sql.ansi.enabled is true; route such rows to a "
+                                     "quarantine table with QUARANTINE INTO, or use TRY_CAST)");
+    }
+    // Per output row: why it goes to quarantine ("" = it does not), and whether it is dropped.
+    std::vector<std::string_view> reasons;
+    std::vector<uint8_t> dropped;
+    if (quarantine_schema_ && (context_.malformed.count() > 0 || context_.row_errors.count() > 0)) {
+      reasons.assign(static_cast<size_t>(n), std::string_view());
+      for (int64_t i = 0; i < n; ++i) {
+        if (context_.malformed.IsMarked(i)) {
+          reasons[i] = context_.malformed.Reason(i);
+        } else if (context_.row_errors.IsMarked(i)) {
+          reasons[i] = context_.row_errors.Reason(i);
+        }
+      }
+    }
+    for (size_t k = 0; k < expectations_.size(); ++k) {
+      const BoundExpectation& e = expectations_[k];
+      expr::EvalContext expectation_context;
+      expectation_context.StartBatch(n, now_micros);
+      WEIR_ASSIGN_OR_RETURN(std::vector<int32_t> passing, e.condition.Select(out, expectation_context));
+      DataQualityMetrics::Expectation& m = metrics_.expectations[k];
+      m.passed_records += static_cast<int64_t>(passing.size());
+      m.failed_records += n - static_cast<int64_t>(passing.size());
+      if (static_cast<int64_t>(passing.size()) == n) continue;
+      std::vector<uint8_t> pass(static_cast<size_t>(n), 0);
+      for (int32_t row : passing) pass[row] = 1;
+      switch (e.action) {
+        case sql::ViolationAction::kWarn: break;
+        case sql::ViolationAction::kFailUpdate: {
+          int64_t row = 0;
+          while (pass[row]) ++row;
+          std::string sample;
+          columnar::AppendJsonRow(out, row, &sample);
+          return Status::InvalidArgument("expectation '" + e.name + "' of " + table_ +
+                                         " failed with ON VIOLATION FAIL UPDATE: (" + e.sql +
+                                         ") is not true for the row " + sample);
+        }
+        case sql::ViolationAction::kDropRow:
+          if (dropped.empty()) dropped.assign(static_cast<size_t>(n), 0);
+          for (int64_t i = 0; i < n; ++i) dropped[i] |= !pass[i];
+          break;
+        case sql::ViolationAction::kQuarantine:
+          if (reasons.empty()) reasons.assign(static_cast<size_t>(n), std::string_view());
+          for (int64_t i = 0; i < n; ++i) {
+            if (!pass[i] && reasons[i].empty()) reasons[i] = e.reason;
+          }
+          break;
+      }
+    }
+    TransformResult result;
+    if (reasons.empty() && dropped.empty()) {
+      result.rows = std::move(out);
+      return result;
+    }
+    std::vector<int32_t> keep, quarantine;
+    for (int64_t i = 0; i < n; ++i) {
+      bool to_quarantine = !reasons.empty() && !reasons[i].empty();
+      if (to_quarantine) {
+        quarantine.push_back(static_cast<int32_t>(i));
+      } else if (!dropped.empty() && dropped[i]) {
+        ++metrics_.dropped_records;
+      } else {
+        keep.push_back(static_cast<int32_t>(i));
+      }
+    }
+    result.rows = expr::TakeRows(out, keep);
+    if (!quarantine.empty()) {
+      metrics_.quarantined_records += static_cast<int64_t>(quarantine.size());
+      columnar::Batch q = expr::TakeRows(*rows_in, quarantine);
+      q.schema = *quarantine_schema_;
+      columnar::Column reason(columnar::DataType::String());
+      columnar::Column at(columnar::DataType::Timestamp());
+      for (int32_t row : quarantine) {
+        reason.AppendString(reasons[row]);
+        at.Append<int64_t>(now_micros);
+      }
+      q.columns.push_back(std::move(reason));
+      q.columns.push_back(std::move(at));
+      result.quarantined = std::move(q);
+    }
+    return result;
   }
 
  private:
+  void ResetMetrics() {
+    metrics_ = DataQualityMetrics();
+    for (const BoundExpectation& e : expectations_) {
+      metrics_.expectations.push_back({e.name, table_, 0, 0});
+    }
+  }
+
+  std::string table_;
   expr::Projection projection_;
   std::optional<expr::Filter> filter_;
+  std::vector<BoundExpectation> expectations_;
+  std::optional<columnar::Schema> quarantine_schema_;
   expr::EvalContext context_;
+  DataQualityMetrics metrics_;
 };
 
 // read_kafka's argument names as Spark's Kafka source option names.
@@ -38,6 +172,41 @@ std::string SparkOptionName(const std::string& name) {
   if (name == "bootstrapServers") return "kafka.bootstrap.servers";
   if (name == "serviceCredential") return "databricks.serviceCredential";
   return name;
+}
+
+// Binds the definition's expectations against the projection's output and builds the transform.
+Result<std::shared_ptr<Transform>> MakeSqlTransform(const sql::StreamingTableDefinition& definition,
+                                                    const columnar::Schema& input,
+                                                    expr::Projection projection,
+                                                    std::optional<expr::Filter> filter) {
+  const std::string table = definition.name.ToString();
+  std::vector<BoundExpectation> expectations;
+  for (const sql::Expectation& e : definition.statement.expectations) {
+    auto condition = expr::Filter::Make(*e.condition, projection.output_schema());
+    if (!condition.ok()) {
+      return condition.status().WithContext("expectation '" + e.name + "' of " + table);
+    }
+    std::string text = condition->condition().sql;
+    expectations.push_back({e.name, text, "expectation " + e.name + " failed: " + text,
+                            std::move(*condition), e.action});
+  }
+  std::optional<columnar::Schema> quarantine;
+  if (definition.quarantine_table) {
+    std::vector<columnar::Field> fields = input.fields;
+    for (const char* name : {kQuarantineReasonColumn, kQuarantinedAtColumn}) {
+      if (input.FieldIndex(name) >= 0) {
+        return Status::InvalidArgument("the source of " + table + " has a column named " + name +
+                                       ", which the quarantine table " +
+                                       definition.quarantine_table->ToString() + " adds itself");
+      }
+    }
+    fields.emplace_back(kQuarantineReasonColumn, columnar::DataType::String());
+    fields.emplace_back(kQuarantinedAtColumn, columnar::DataType::Timestamp());
+    quarantine = columnar::Schema(std::move(fields));
+  }
+  return std::shared_ptr<Transform>(std::make_shared<SqlTransform>(
+      table, std::move(projection), std::move(filter), std::move(expectations),
+      std::move(quarantine)));
 }
 
 }  // namespace
@@ -57,10 +226,6 @@ Result<KafkaFlowSpec> MakeKafkaFlow(const sql::StreamingTableDefinition& definit
     return Status::NotImplemented("streaming table " + table + " reads the table " +
                                   definition.source_table.ToString() +
                                   " as a stream; Delta sources are not supported by this build yet");
-  }
-  if (!definition.statement.expectations.empty()) {
-    return Status::NotImplemented("streaming table " + table +
-                                  ": CONSTRAINT ... EXPECT is not supported by this build yet");
   }
   std::map<std::string, std::string> options;
   std::vector<std::string> secrets;
@@ -89,7 +254,12 @@ Result<KafkaFlowSpec> MakeKafkaFlow(const sql::StreamingTableDefinition& definit
     WEIR_ASSIGN_OR_RETURN(expr::Filter f, expr::Filter::Make(*query.where, input));
     filter = std::move(f);
   }
-  spec.transform = std::make_shared<SqlTransform>(std::move(projection), std::move(filter));
+  WEIR_ASSIGN_OR_RETURN(spec.transform, MakeSqlTransform(definition, input, std::move(projection),
+                                                         std::move(filter)));
+  if (definition.quarantine_table) {
+    spec.quarantine_name = definition.quarantine_table->ToString();
+    spec.quarantine_path = lakehouse.TablePath(*definition.quarantine_table);
+  }
   spec.partition_by = definition.statement.partition_by;
   spec.table_properties = definition.statement.table_properties;
   return spec;

@@ -12,13 +12,18 @@
 
 namespace weir::stream {
 
+// The columns a quarantine table adds to the source row it keeps: why the row was rejected, and
+// when (the batch's timestamp).
+inline constexpr char kQuarantineReasonColumn[] = "quarantine_reason";
+inline constexpr char kQuarantinedAtColumn[] = "quarantined_at";
+
 struct LakehouseLayout {
   std::string root;  // tables at <root>/<catalog>/<schema>/<table>, checkpoints in <root>/_checkpoints
   std::string TablePath(const sql::TableIdentifier& name) const;
   std::string CheckpointDir(const sql::TableIdentifier& name) const;
 };
 
-// NotImplemented for definitions weir cannot run yet (reading a table as a stream, expectations),
+// NotImplemented for definitions weir cannot run yet (reading a table as a stream),
 // InvalidArgument for bad options or SELECT lists (with their line and column).
 Result<KafkaFlowSpec> MakeKafkaFlow(const sql::StreamingTableDefinition& definition,
                                     const LakehouseLayout& lakehouse);

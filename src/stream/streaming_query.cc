@@ -11,6 +11,7 @@
 #include "stream/checkpoint.h"
 #include "stream/kafka_rows.h"
 #include "stream/prefetcher.h"
+#include "stream/table_sink.h"
 
 namespace weir::stream {
 
@@ -55,7 +56,22 @@ class StreamingQuery::Impl {
     WEIR_ASSIGN_OR_RETURN(source_, kafka::KafkaSource::Open(spec_.source));
     input_schema_ = KafkaSourceSchema(spec_.source.include_headers);
     output_schema_ = spec_.transform ? spec_.transform->output_schema() : input_schema_;
-    return OpenOrCreateTable();
+    auto log = [this](const std::string& line) { Log(line); };
+    WEIR_ASSIGN_OR_RETURN(sink_, TableSink::Open(fs_, {.name = spec_.name,
+                                                       .path = spec_.table_path,
+                                                       .schema = output_schema_,
+                                                       .partition_by = spec_.partition_by,
+                                                       .table_properties = spec_.table_properties,
+                                                       .log = log}));
+    const columnar::Schema* quarantine =
+        spec_.transform ? spec_.transform->quarantine_schema() : nullptr;
+    if (quarantine != nullptr) {
+      WEIR_ASSIGN_OR_RETURN(quarantine_sink_, TableSink::Open(fs_, {.name = spec_.quarantine_name,
+                                                                    .path = spec_.quarantine_path,
+                                                                    .schema = *quarantine,
+                                                                    .log = log}));
+    }
+    return Status::OK();
   }
 
   const std::string& id() const { return checkpoint_->query_id(); }
@@ -111,28 +127,6 @@ class StreamingQuery::Impl {
 
   bool Stopping() const { return stop_ != nullptr && stop_->load(); }
 
-  Status OpenOrCreateTable() {
-    auto table = delta::Table::Open(fs_, spec_.table_path);
-    if (table.ok()) {
-      table_ = std::move(*table);
-      const columnar::Schema& existing = table_->snapshot()->schema();
-      if (!existing.Equals(output_schema_)) {
-        return Status::InvalidArgument(
-            "A schema mismatch detected when writing to the Delta table " + spec_.table_path +
-            ": the table has (" + existing.ToDdl() + "), the flow " + spec_.name + " produces (" +
-            output_schema_.ToDdl() + "). Write to a new table, or change the query to match.");
-      }
-      return Status::OK();
-    }
-    if (!table.status().IsNotFound()) return table.status();
-    auto created = delta::Table::Create(fs_, spec_.table_path, output_schema_, spec_.partition_by,
-                                        {spec_.table_properties.begin(), spec_.table_properties.end()});
-    if (created.status().IsAlreadyExists()) return OpenOrCreateTable();  // a concurrent creator
-    WEIR_ASSIGN_OR_RETURN(table_, std::move(created));
-    Log("created Delta table " + spec_.name + " at " + spec_.table_path);
-    return Status::OK();
-  }
-
   Result<kafka::PartitionOffsets> SourceOffsets(const OffsetSeq& seq, int64_t batch_id) {
     if (seq.sources.size() != 1) {
       return Status::InvalidArgument("There are [" + std::to_string(seq.sources.size()) +
@@ -163,7 +157,7 @@ class StreamingQuery::Impl {
   Status ChooseFreshStart() {
     const std::string prefix = "weir:" + spec_.name + ":";
     kafka::PartitionOffsets from_table;
-    for (const auto& [app_id, txn] : table_->snapshot()->transactions()) {
+    for (const auto& [app_id, txn] : sink_->table().snapshot()->transactions()) {
       if (app_id.rfind(prefix, 0) != 0) continue;
       std::string rest = app_id.substr(prefix.size());
       size_t colon = rest.rfind(':');
@@ -309,18 +303,20 @@ class StreamingQuery::Impl {
     progress.duration_ms["getBatch"] = get_batch.ElapsedMs();
     progress.duration_ms["queryPlanning"] = 0;
 
-    // addBatch: read, transform, write files, commit them with the batch's txns.
+    // addBatch: read, transform, write files, commit them with the batch's txns (the quarantine
+    // table first, so that a batch in the main table is complete in both).
     Stopwatch add_batch;
-    int64_t input_rows = 0, output_rows = 0;
-    WEIR_ASSIGN_OR_RETURN(auto snapshot, table_->Refresh());
-    auto done = snapshot->TxnVersion(id());
-    int64_t files_written = 0;
-    if (done && *done >= batch_id) {
+    int64_t input_rows = 0, output_rows = 0, files_written = 0;
+    WEIR_ASSIGN_OR_RETURN(bool done, sink_->IsCommitted(id(), batch_id));
+    bool quarantine_done = true;
+    if (!done && quarantine_sink_) {
+      WEIR_ASSIGN_OR_RETURN(quarantine_done, quarantine_sink_->IsCommitted(id(), batch_id));
+    }
+    if (done) {
       Log("Skipping already complete epoch " + std::to_string(batch_id) + ", in query " + id() +
           " (" + spec_.name + ": its Delta commit is already in the table)");
       for (const auto& r : ranges) input_rows += r.size();
     } else {
-      WEIR_ASSIGN_OR_RETURN(auto writer, table_->NewDataFileWriter());
       WEIR_ASSIGN_OR_RETURN(std::shared_ptr<kafka::RangeReader> reader, source_->Read(ranges));
       // Fetching (and laying records out as columns) runs a chunk ahead of transforming and
       // encoding, on its own thread.
@@ -340,13 +336,13 @@ class StreamingQuery::Impl {
           /*depth=*/1);
       auto fail = [&](Status st) {
         prefetcher.Stop();
-        writer->Abort();
-        return st;
+        sink_->Abort();
+        if (quarantine_sink_) quarantine_sink_->Abort();
+        return st.WithContext(spec_.name + " batch " + std::to_string(batch_id));
       };
       while (true) {
         if (Stopping()) {
-          return fail(Status::Cancelled("stopped during batch " + std::to_string(batch_id) + " of " +
-                                        spec_.name + "; it will be re-run on restart"));
+          return fail(Status::Cancelled("stopped during the batch; it will be re-run on restart"));
         }
         auto next = prefetcher.Next();
         if (!next.ok()) return fail(next.status());
@@ -357,44 +353,32 @@ class StreamingQuery::Impl {
           backfill_done_ += input.num_rows();
           options_.on_backfill(BackfillStatus{spec_.name, backfill_done_, backfill_total_});
         }
-        Status st;
-        if (spec_.transform) {
-          auto out = spec_.transform->Apply(input, batch_timestamp_ms);
-          if (!out.ok()) {
-            return fail(out.status().WithContext(spec_.name + " batch " + std::to_string(batch_id)));
-          }
-          output_rows += out->num_rows();
-          st = writer->Write(*out);
-        } else {
+        if (!spec_.transform) {
           output_rows += input.num_rows();
-          st = writer->Write(input);
+          Status st = sink_->Write(input);
+          if (!st.ok()) return fail(st);
+          continue;
         }
-        if (!st.ok()) return fail(st.WithContext(spec_.name + " batch " + std::to_string(batch_id)));
+        auto out = spec_.transform->Apply(input, batch_timestamp_ms);
+        if (!out.ok()) return fail(out.status());
+        output_rows += out->rows.num_rows();
+        Status st = sink_->Write(out->rows);
+        if (st.ok() && quarantine_sink_ && !quarantine_done) st = quarantine_sink_->Write(out->quarantined);
+        if (!st.ok()) return fail(st);
       }
       prefetcher.Stop();
       for (const auto& w : reader->stats().warnings) Log("WARN " + w);
       skipped_offsets_ += reader->stats().skipped_offsets;
       avg_record_bytes_ = reader->stats().AvgRecordBytes();
-      WEIR_ASSIGN_OR_RETURN(std::vector<delta::AddFile> adds, writer->Finish());
-      files_written = static_cast<int64_t>(adds.size());
-      auto txn = table_->NewTransaction();
-      txn->AddFiles(std::move(adds));
-      WEIR_RETURN_NOT_OK(txn->SetTxn(id(), batch_id));
-      for (const auto& [tp, offset] : end) WEIR_RETURN_NOT_OK(txn->SetTxn(PartitionAppId(spec_.name, tp), offset));
-      txn->SetStreamingUpdate(id(), batch_id);
-      auto committed = txn->Commit();
-      if (!committed.ok()) {
-        writer->Abort();
-        return committed.status().WithContext(spec_.name + " batch " + std::to_string(batch_id));
+      if (quarantine_sink_ && !quarantine_done) {
+        auto committed = quarantine_sink_->Commit(id(), batch_id, {});
+        if (!committed.ok()) return fail(committed.status());
       }
-      if (committed->already_committed) {
-        writer->Abort();  // a concurrent run of this batch won; our files are not in the table
-        Log("Skipping already complete epoch " + std::to_string(batch_id) + " (committed concurrently)");
-      }
-      if (!committed->checkpoint_status.ok()) {
-        Log("WARN Delta checkpoint after version " + std::to_string(committed->version) +
-            " failed (the commit itself succeeded): " + committed->checkpoint_status.ToString());
-      }
+      std::map<std::string, int64_t> partition_txns;
+      for (const auto& [tp, offset] : end) partition_txns[PartitionAppId(spec_.name, tp)] = offset;
+      auto committed = sink_->Commit(id(), batch_id, partition_txns);
+      if (!committed.ok()) return fail(committed.status());
+      files_written = *committed;
       *rows_written += output_rows;
     }
     progress.duration_ms["addBatch"] = add_batch.ElapsedMs();
@@ -438,6 +422,9 @@ class StreamingQuery::Impl {
     progress.sink_description = "DeltaSink[" + spec_.table_path + "]";
     progress.sink_num_output_rows = output_rows;
     progress.extra["weir"] = "{\"filesWritten\":" + std::to_string(files_written) + "}";
+    if (spec_.transform) {
+      if (auto quality = spec_.transform->TakeMetrics()) progress.extra["data_quality"] = quality->ToJson();
+    }
     if (options_.on_progress) options_.on_progress(progress);
     return Status::OK();
   }
@@ -448,7 +435,8 @@ class StreamingQuery::Impl {
   std::string run_id_;
   std::unique_ptr<Checkpoint> checkpoint_;
   std::unique_ptr<kafka::KafkaSource> source_;
-  std::unique_ptr<delta::Table> table_;
+  std::unique_ptr<TableSink> sink_;
+  std::unique_ptr<TableSink> quarantine_sink_;  // when the flow has a quarantine table
   columnar::Schema input_schema_;
   columnar::Schema output_schema_;
   kafka::PartitionOffsets start_;

@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,14 +27,27 @@
 
 namespace weir::stream {
 
+// What a Transform makes of one chunk of source rows.
+struct TransformResult {
+  columnar::Batch rows;         // for the flow's table
+  columnar::Batch quarantined;  // for the quarantine table (quarantine_schema()); may be empty
+};
+
 // The flow's SELECT: turns source rows into table rows. Implementations must not keep references
 // to the input beyond Apply() unless they share its buffers (Column::ShareBuffersFrom).
 class Transform {
  public:
   virtual ~Transform() = default;
   virtual const columnar::Schema& output_schema() const = 0;
-  // `batch_timestamp_ms` is the batch's logical time (current_timestamp() in Spark).
-  virtual Result<columnar::Batch> Apply(const columnar::Batch& input, int64_t batch_timestamp_ms) = 0;
+  // The quarantine table's schema, or nullptr when the flow has none.
+  virtual const columnar::Schema* quarantine_schema() const { return nullptr; }
+  // `batch_timestamp_ms` is the batch's logical time (current_timestamp() in Spark). An error
+  // stops the flow (an expectation with ON VIOLATION FAIL UPDATE, ANSI errors without a
+  // quarantine table).
+  virtual Result<TransformResult> Apply(const columnar::Batch& input, int64_t batch_timestamp_ms) = 0;
+  // The counts since the last call (expectations, drops, quarantined rows); empty when the flow
+  // has neither expectations nor a quarantine table.
+  virtual std::optional<DataQualityMetrics> TakeMetrics() { return std::nullopt; }
 };
 
 struct KafkaFlowSpec {
@@ -42,6 +56,8 @@ struct KafkaFlowSpec {
   std::string checkpoint_dir;  // the flow's checkpoint folder
   kafka::KafkaSourceOptions source;
   std::shared_ptr<Transform> transform;  // nullptr: write the Kafka columns as they are
+  std::string quarantine_name;           // the quarantine table (when transform has one)
+  std::string quarantine_path;
   std::vector<std::string> partition_by;
   std::map<std::string, std::string> table_properties;
 };

@@ -1,0 +1,94 @@
+#include "stream/table_sink.h"
+
+#include "delta/transaction.h"
+
+namespace weir::stream {
+
+Result<std::unique_ptr<TableSink>> TableSink::Open(fs::FileSystem* fs, TableSinkOptions options) {
+  std::unique_ptr<TableSink> sink(new TableSink(fs, std::move(options)));
+  WEIR_RETURN_NOT_OK(sink->OpenOrCreate());
+  return sink;
+}
+
+TableSink::~TableSink() { Abort(); }
+
+Status TableSink::OpenOrCreate() {
+  auto table = delta::Table::Open(fs_, options_.path);
+  if (table.ok()) {
+    table_ = std::move(*table);
+    const columnar::Schema& existing = table_->snapshot()->schema();
+    if (!existing.Equals(options_.schema)) {
+      return Status::InvalidArgument(
+          "A schema mismatch detected when writing to the Delta table " + options_.path +
+          ": the table has (" + existing.ToDdl() + "), the flow writing " + options_.name +
+          " produces (" + options_.schema.ToDdl() + "). Write to a new table, or change the query "
+          "to match.");
+    }
+    return Status::OK();
+  }
+  if (!table.status().IsNotFound()) return table.status();
+  auto created = delta::Table::Create(fs_, options_.path, options_.schema, options_.partition_by,
+                                      {options_.table_properties.begin(), options_.table_properties.end()});
+  if (created.status().IsAlreadyExists()) return OpenOrCreate();  // a concurrent creator
+  WEIR_ASSIGN_OR_RETURN(table_, std::move(created));
+  Log("created Delta table " + options_.name + " at " + options_.path);
+  return Status::OK();
+}
+
+Result<bool> TableSink::IsCommitted(const std::string& query_id, int64_t batch_id) {
+  WEIR_ASSIGN_OR_RETURN(auto snapshot, table_->Refresh());
+  auto done = snapshot->TxnVersion(query_id);
+  return done.has_value() && *done >= batch_id;
+}
+
+Status TableSink::Write(const columnar::Batch& rows) {
+  if (rows.num_rows() == 0) return Status::OK();
+  if (!writer_) {
+    WEIR_ASSIGN_OR_RETURN(writer_, table_->NewDataFileWriter());
+  }
+  return writer_->Write(rows);
+}
+
+Result<int64_t> TableSink::Commit(const std::string& query_id, int64_t batch_id,
+                                  const std::map<std::string, int64_t>& extra_txns) {
+  std::vector<delta::AddFile> adds;
+  if (writer_) {
+    auto finished = writer_->Finish();
+    if (!finished.ok()) {
+      Abort();
+      return finished.status();
+    }
+    adds = std::move(*finished);
+  }
+  const auto files = static_cast<int64_t>(adds.size());
+  auto txn = table_->NewTransaction();
+  txn->AddFiles(std::move(adds));
+  WEIR_RETURN_NOT_OK(txn->SetTxn(query_id, batch_id));
+  for (const auto& [app_id, version] : extra_txns) WEIR_RETURN_NOT_OK(txn->SetTxn(app_id, version));
+  txn->SetStreamingUpdate(query_id, batch_id);
+  auto committed = txn->Commit();
+  if (!committed.ok()) {
+    Abort();
+    return committed.status();
+  }
+  if (committed->already_committed) {
+    Abort();  // a concurrent run of this batch won; our files are not in the table
+    Log("Skipping already complete epoch " + std::to_string(batch_id) + " of " + options_.name +
+        " (committed concurrently)");
+    return int64_t{0};
+  }
+  writer_.reset();
+  if (!committed->checkpoint_status.ok()) {
+    Log("WARN Delta checkpoint of " + options_.name + " after version " +
+        std::to_string(committed->version) +
+        " failed (the commit itself succeeded): " + committed->checkpoint_status.ToString());
+  }
+  return files;
+}
+
+void TableSink::Abort() {
+  if (writer_) writer_->Abort();
+  writer_.reset();
+}
+
+}  // namespace weir::stream

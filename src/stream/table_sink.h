@@ -1,0 +1,68 @@
+// TableSink: one Delta table a flow writes, with Spark's Delta-sink idempotency: a batch's files
+// are committed together with txn(appId = query id, version = batch id) (plus any per-source
+// txns the caller adds), and a batch whose txn is already in the table is not written again.
+// The table is created on first use from the flow's output schema; an existing table with another
+// schema is refused. Not thread-safe: one batch at a time.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "columnar/column.h"
+#include "delta/data_writer.h"
+#include "delta/table.h"
+#include "fs/file_system.h"
+
+namespace weir::stream {
+
+struct TableSinkOptions {
+  std::string name;  // the table's full name, for messages
+  std::string path;  // the Delta table folder
+  columnar::Schema schema;
+  std::vector<std::string> partition_by;
+  std::map<std::string, std::string> table_properties;
+  std::function<void(const std::string&)> log;
+};
+
+class TableSink {
+ public:
+  static Result<std::unique_ptr<TableSink>> Open(fs::FileSystem* fs, TableSinkOptions options);
+  ~TableSink();
+
+  const std::string& name() const { return options_.name; }
+  const std::string& path() const { return options_.path; }
+  delta::Table& table() { return *table_; }
+
+  // Refreshes the table and says whether batch `batch_id` of query `query_id` is in it.
+  Result<bool> IsCommitted(const std::string& query_id, int64_t batch_id);
+
+  // Writes rows of the current batch (opening a data file writer on first use).
+  Status Write(const columnar::Batch& rows);
+
+  // Commits the batch's files (none is fine: the txn still records the batch) with the query's
+  // txn and `extra_txns` (appId -> version). Returns the number of data files committed (0 when
+  // a concurrent run of the batch won, whose files are then deleted).
+  Result<int64_t> Commit(const std::string& query_id, int64_t batch_id,
+                         const std::map<std::string, int64_t>& extra_txns);
+
+  // Deletes the files written for the current batch (never committed).
+  void Abort();
+
+ private:
+  TableSink(fs::FileSystem* fs, TableSinkOptions options) : fs_(fs), options_(std::move(options)) {}
+  Status OpenOrCreate();
+  void Log(const std::string& line) {
+    if (options_.log) options_.log(line);
+  }
+
+  fs::FileSystem* fs_;
+  TableSinkOptions options_;
+  std::unique_ptr<delta::Table> table_;
+  std::unique_ptr<delta::DataFileWriter> writer_;
+};
+
+}  // namespace weir::stream
