@@ -1,5 +1,7 @@
 #include "expr/binder.h"
 
+#include <optional>
+
 #include "expr/cast.h"
 #include "expr/functions.h"
 #include "expr/spark_text.h"
@@ -39,6 +41,53 @@ std::string FieldList(const std::vector<columnar::Field>& fields) {
   }
   if (fields.size() > 20) out += ", ...";
   return out;
+}
+
+constexpr int64_t kMicrosPerDay = 86400LL * 1000000;
+
+// The lambda a higher-order function is being bound with: its parameters and the outer
+// expressions its body captures (see BoundExpr::Kind::kLambda).
+struct LambdaScope {
+  std::vector<std::string> names;  // parameters
+  columnar::Schema schema;         // parameters, then one field per capture
+  std::vector<BoundExprPtr> captures;
+};
+
+// Functions whose lambda arguments BindHigherOrder binds.
+bool IsHigherOrder(std::string_view name) {
+  return name == "transform" || name == "filter" || name == "exists" || name == "forall" ||
+         name == "aggregate" || name == "reduce";
+}
+
+BoundExprPtr IntLiteral(int32_t v) {
+  Column c(DataType::Int32());
+  c.Append<int32_t>(v);
+  return MakeLiteral(std::move(c), std::to_string(v));
+}
+
+BoundExprPtr LongLiteral(int64_t v) {
+  Column c(DataType::Int64());
+  c.Append<int64_t>(v);
+  return MakeLiteral(std::move(c), std::to_string(v) + "L");
+}
+
+// An interval literal, possibly under unary minus or plus: INTERVAL 1 DAY, -INTERVAL '2' HOUR.
+std::optional<sql::Interval> IntervalOf(const sql::Expr& e) {
+  if (const auto* lit = e.As<sql::Literal>()) {
+    if (lit->kind == sql::Literal::Kind::kInterval) return lit->interval;
+    return std::nullopt;
+  }
+  if (const auto* u = e.As<sql::Unary>()) {
+    if (u->op != sql::UnaryOp::kNegate && u->op != sql::UnaryOp::kPlus) return std::nullopt;
+    std::optional<sql::Interval> inner = IntervalOf(*u->operand);
+    if (inner && u->op == sql::UnaryOp::kNegate) {
+      inner->months = -inner->months;
+      inner->days = -inner->days;
+      inner->micros = -inner->micros;
+    }
+    return inner;
+  }
+  return std::nullopt;
 }
 
 Status ErrorAt(sql::Location location, std::string message) {
@@ -93,6 +142,12 @@ class ExprBinder {
   ExprBinder(const columnar::Schema& input, const std::vector<std::string>& qualifiers)
       : input_(input), qualifiers_(qualifiers) {}
 
+  // A binder for a lambda body: names resolve to the lambda's parameters first, then (as
+  // captures) in `parent`. REQUIRES: `scope` and `parent` outlive this binder.
+  ExprBinder(LambdaScope* scope, ExprBinder* parent)
+      : input_(scope->schema), qualifiers_(parent->qualifiers_), parent_(parent), scope_(scope),
+        depth_(parent->depth_) {}
+
   Result<BoundExprPtr> Bind(const sql::Expr& e) {
     if (++depth_ > 500) return ErrorAt(e.location, "expression nests too deeply");
     auto result = std::visit([&](const auto& node) { return BindNode(e, node); }, e.node);
@@ -107,6 +162,7 @@ class ExprBinder {
 
   // Resolves a name path to a column and struct fields.
   Result<BoundExprPtr> ResolvePath(const std::vector<std::string>& parts, sql::Location location) {
+    if (scope_ != nullptr) return ResolveInLambda(parts, location);
     size_t start = 0;
     if (parts.size() >= 2 && input_.FieldIndex(parts[0]) < 0) {
       for (const std::string& q : qualifiers_) {
@@ -126,6 +182,27 @@ class ExprBinder {
       WEIR_ASSIGN_OR_RETURN(e, FieldOf(std::move(e), parts[i], location));
     }
     return e;
+  }
+
+  // Inside a lambda body: a parameter (and its fields), else an outer expression, captured.
+  Result<BoundExprPtr> ResolveInLambda(const std::vector<std::string>& parts,
+                                       sql::Location location) {
+    for (size_t i = 0; i < scope_->names.size(); ++i) {
+      if (!EqualsIgnoreCase(scope_->names[i], parts[0])) continue;
+      BoundExprPtr e = MakeColumn(scope_->schema, static_cast<int>(i), location);
+      for (size_t k = 1; k < parts.size(); ++k) {
+        WEIR_ASSIGN_OR_RETURN(e, FieldOf(std::move(e), parts[k], location));
+      }
+      return e;
+    }
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr outer, parent_->ResolvePath(parts, location));
+    int index = scope_->schema.num_fields();
+    scope_->schema.fields.push_back({"capture" + std::to_string(scope_->captures.size()),
+                                     outer->type, outer->nullable});
+    scope_->captures.push_back(outer);
+    auto e = std::make_shared<BoundExpr>(*MakeColumn(scope_->schema, index, location));
+    e->sql = outer->sql;
+    return BoundExprPtr(e);
   }
 
   Result<BoundExprPtr> FieldOf(BoundExprPtr parent, const std::string& name, sql::Location location) {
@@ -191,6 +268,8 @@ class ExprBinder {
       e->nullable = false;
     } else if (name == "coalesce" || name == "ifnull" || name == "nvl") {
       e->nullable = all_nullable;
+    } else if (name == "array" || name == "named_struct" || name == "map") {
+      e->nullable = false;  // constructors never return NULL (a bad key marks the row)
     } else {
       e->nullable = any_nullable || f->introduces_nulls;
     }
@@ -259,7 +338,8 @@ class ExprBinder {
       }
       case K::kInterval:
         return NotImplementedAt(e.location, "INTERVAL values are supported only in WATERMARK ... "
-                                            "DELAY OF for now");
+                                            "DELAY OF and added to or subtracted from a DATE or "
+                                            "TIMESTAMP (ts - INTERVAL 10 MINUTES)");
     }
     BoundExprPtr lit = MakeLiteral(std::move(value), std::move(sql));
     auto copy = std::make_shared<BoundExpr>(*lit);
@@ -303,15 +383,121 @@ class ExprBinder {
       case sql::BinaryOp::kBitXor:
         return NotImplementedAt(e.location, "bitwise operators are not supported yet");
     }
+    if (n.op == sql::BinaryOp::kAdd || n.op == sql::BinaryOp::kSubtract) {
+      std::optional<sql::Interval> left_interval = IntervalOf(*n.left);
+      std::optional<sql::Interval> right_interval = IntervalOf(*n.right);
+      if (left_interval || right_interval) {
+        return BindIntervalArithmetic(e, n, left_interval, right_interval);
+      }
+    }
     WEIR_ASSIGN_OR_RETURN(BoundExprPtr left, Bind(*n.left));
     WEIR_ASSIGN_OR_RETURN(BoundExprPtr right, Bind(*n.right));
+    // DATE + n, n + DATE and DATE - n are date_add / date_sub (Spark's DateAdd / DateSub).
+    if (n.op == sql::BinaryOp::kAdd || n.op == sql::BinaryOp::kSubtract) {
+      bool left_date = left->type->id() == TypeId::kDate && !left->IsNullLiteral();
+      bool right_date = right->type->id() == TypeId::kDate && !right->IsNullLiteral();
+      auto is_number = [](const BoundExprPtr& x) {
+        TypeId id = x->type->id();
+        return id == TypeId::kInt8 || id == TypeId::kInt16 || id == TypeId::kInt32 ||
+               id == TypeId::kInt64 || id == TypeId::kFloat || id == TypeId::kDouble ||
+               id == TypeId::kDecimal;
+      };
+      if (left_date && is_number(right)) {
+        return Call(n.op == sql::BinaryOp::kAdd ? "date_add" : "date_sub",
+                    {std::move(left), std::move(right)}, e.location);
+      }
+      if (right_date && is_number(left) && n.op == sql::BinaryOp::kAdd) {
+        return Call("date_add", {std::move(right), std::move(left)}, e.location);
+      }
+    }
+    if (n.op == sql::BinaryOp::kSubtract) {
+      TypeId l = left->type->id(), r = right->type->id();
+      bool left_time = l == TypeId::kDate || l == TypeId::kTimestamp || l == TypeId::kTimestampNtz;
+      bool right_time = r == TypeId::kDate || r == TypeId::kTimestamp || r == TypeId::kTimestampNtz;
+      if (left_time && right_time && !left->IsNullLiteral() && !right->IsNullLiteral()) {
+        return NotImplementedAt(e.location, "subtracting dates or timestamps gives an INTERVAL, "
+                                            "which weir does not support yet; use datediff(end, "
+                                            "start) or unix_seconds(end) - unix_seconds(start)");
+      }
+    }
     return Call(name, {std::move(left), std::move(right)}, e.location);
+  }
+
+  // `x + INTERVAL ...`, `INTERVAL ... + x` and `x - INTERVAL ...` (columnar has no interval type,
+  // so an interval only exists as literal arguments of these internal calls), as Spark 3.2+
+  // types them: TIMESTAMP[_NTZ] +/- any interval -> same type ("TIMESTAMP + INTERVAL"(ts,
+  // months, micros)); DATE +/- a year-month or whole-day interval -> DATE ("DATE + INTERVAL"(d,
+  // months, days)); DATE +/- a day-time interval with a time part -> TIMESTAMP; STRING +/-
+  // a day-time interval -> the timestamp as STRING.
+  Result<BoundExprPtr> BindIntervalArithmetic(const sql::Expr& e, const sql::Binary& n,
+                                              std::optional<sql::Interval> left_interval,
+                                              std::optional<sql::Interval> right_interval) {
+    bool subtract = n.op == sql::BinaryOp::kSubtract;
+    if (left_interval && right_interval) {
+      return NotImplementedAt(e.location, "adding INTERVAL values together is not supported; "
+                                          "add each one to the DATE or TIMESTAMP");
+    }
+    if (left_interval && subtract) {
+      return ErrorAt(e.location, "cannot subtract a value from an INTERVAL; write the DATE or "
+                                 "TIMESTAMP first: ts - INTERVAL ...");
+    }
+    const sql::Expr& interval_expr = left_interval ? *n.left : *n.right;
+    const sql::Expr& operand_expr = left_interval ? *n.right : *n.left;
+    sql::Interval iv = left_interval ? *left_interval : *right_interval;
+    if (iv.months != 0 && (iv.days != 0 || iv.micros != 0)) {
+      return ErrorAt(interval_expr.location,
+                     "an INTERVAL cannot mix year-month and day-time fields (" +
+                         sql::ToSql(interval_expr) + "); add or subtract them one at a time");
+    }
+    int64_t micros = 0;
+    if (__builtin_mul_overflow(static_cast<int64_t>(iv.days), kMicrosPerDay, &micros) ||
+        __builtin_add_overflow(micros, iv.micros, &micros)) {
+      return ErrorAt(interval_expr.location, "INTERVAL " + sql::ToSql(interval_expr) +
+                                                 " is too large");
+    }
+    int32_t months = iv.months, days = iv.days;
+    if (subtract) {
+      months = -months;
+      days = -days;
+      micros = -micros;
+    }
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr operand, Bind(operand_expr));
+    if (operand->IsNullLiteral() && operand->type->id() == TypeId::kString) {
+      WEIR_ASSIGN_OR_RETURN(operand, CastTo(std::move(operand), DataType::Timestamp()));
+    }
+    switch (operand->type->id()) {
+      case TypeId::kTimestamp:
+      case TypeId::kTimestampNtz:
+        return Call("TIMESTAMP + INTERVAL", {std::move(operand), IntLiteral(months),
+                                             LongLiteral(micros)}, e.location);
+      case TypeId::kDate: {
+        if (iv.micros == 0) {
+          return Call("DATE + INTERVAL", {std::move(operand), IntLiteral(months),
+                                          IntLiteral(days)}, e.location);
+        }
+        WEIR_ASSIGN_OR_RETURN(operand, CastTo(std::move(operand), DataType::Timestamp()));
+        return Call("TIMESTAMP + INTERVAL", {std::move(operand), IntLiteral(0),
+                                             LongLiteral(micros)}, e.location);
+      }
+      case TypeId::kString: {
+        if (months != 0) break;
+        WEIR_ASSIGN_OR_RETURN(operand, CastTo(std::move(operand), DataType::Timestamp()));
+        WEIR_ASSIGN_OR_RETURN(BoundExprPtr sum,
+                              Call("TIMESTAMP + INTERVAL", {std::move(operand), IntLiteral(0),
+                                                            LongLiteral(micros)}, e.location));
+        return CastTo(std::move(sum), DataType::String());
+      }
+      default: break;
+    }
+    return ErrorAt(e.location, "cannot add an INTERVAL to " + operand->sql + ", which is " +
+                                   operand->type->ToDdl() + "; it needs a DATE or TIMESTAMP");
   }
 
   Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::FunctionCall& n) {
     if (n.name == "secret") {
       return ErrorAt(e.location, "secret() is allowed only in read_kafka options");
     }
+    if (n.name == "struct" && !n.star && !n.distinct) return BindStruct(e, n);
     const Function* f = FindFunction(n.name);
     if (f == nullptr || n.name.empty() || !(n.name[0] >= 'a' && n.name[0] <= 'z')) {
       if (n.name == "count" || n.name == "sum" || n.name == "min" || n.name == "max" ||
@@ -339,12 +525,141 @@ class ExprBinder {
       return ErrorAt(e.location, n.name + "() takes " + expected + " argument" +
                                      (expected == "1" ? "" : "s") + ", got " + std::to_string(count));
     }
+    if (IsHigherOrder(n.name)) return BindHigherOrder(e, n);
     std::vector<BoundExprPtr> args;
     for (const sql::ExprPtr& a : n.args) {
+      if (a->Is<sql::Lambda>()) {
+        return ErrorAt(a->location, n.name + "() takes no lambda function; lambdas are arguments "
+                                    "of transform, filter, exists, forall and aggregate");
+      }
       WEIR_ASSIGN_OR_RETURN(BoundExprPtr b, Bind(*a));
       args.push_back(std::move(b));
     }
     return Call(n.name, std::move(args), e.location);
+  }
+
+  // struct(a, e.b, x + 1) is named_struct('a', a, 'b', e.b, 'col3', x + 1): Spark names a field
+  // after a column's (or field's) last name part, else col<position>.
+  Result<BoundExprPtr> BindStruct(const sql::Expr& e, const sql::FunctionCall& n) {
+    std::vector<BoundExprPtr> args;
+    for (size_t i = 0; i < n.args.size(); ++i) {
+      const sql::Expr& a = *n.args[i];
+      if (!n.arg_names[i].empty()) {
+        return ErrorAt(e.location, "struct() takes positional arguments only, not '" +
+                                       n.arg_names[i] + " =>'");
+      }
+      std::string name = "col" + std::to_string(i + 1);
+      if (const auto* ref = a.As<sql::ColumnRef>()) {
+        name = ref->parts.back();
+      } else if (const auto* field = a.As<sql::FieldAccess>()) {
+        name = field->field;
+      } else if (const auto* sub = a.As<sql::Subscript>()) {
+        const auto* key = sub->index->As<sql::Literal>();
+        if (key != nullptr && key->kind == sql::Literal::Kind::kString) name = key->text;
+      }
+      if (a.Is<sql::Lambda>()) {
+        return ErrorAt(a.location, "struct() takes no lambda function");
+      }
+      WEIR_ASSIGN_OR_RETURN(BoundExprPtr value, Bind(a));
+      args.push_back(StringLiteral(name));
+      args.push_back(std::move(value));
+    }
+    return Call("named_struct", std::move(args), e.location);
+  }
+
+  // transform(array, x -> ...), transform(array, (x, i) -> ...), filter (same), exists and
+  // forall(array, x -> ...), aggregate / reduce(array, start, (acc, x) -> ...[, acc -> ...]).
+  // Lambda parameters are typed from the array's elements (and the start value).
+  Result<BoundExprPtr> BindHigherOrder(const sql::Expr& e, const sql::FunctionCall& n) {
+    bool aggregate = n.name == "aggregate" || n.name == "reduce";
+    std::vector<BoundExprPtr> args(n.args.size());
+    for (size_t i = 0; i < n.args.size(); ++i) {
+      bool wants_lambda = aggregate ? i >= 2 : i == 1;
+      if (wants_lambda != n.args[i]->Is<sql::Lambda>()) {
+        return ErrorAt(n.args[i]->location,
+                       n.name + "() argument " + std::to_string(i + 1) +
+                           (wants_lambda ? " must be a lambda function (x -> ...)"
+                                         : " cannot be a lambda function"));
+      }
+      if (!wants_lambda) {
+        WEIR_ASSIGN_OR_RETURN(args[i], Bind(*n.args[i]));
+      }
+    }
+    const BoundExprPtr& array = args[0];
+    if (array->type->id() != TypeId::kList || array->IsNullLiteral()) {
+      return ErrorAt(e.location, n.name + "() argument 1 must be an ARRAY, but " + array->sql +
+                                     " is " + (array->IsNullLiteral() ? std::string("VOID")
+                                                                       : array->type->ToDdl()));
+    }
+    const columnar::Field& element = array->type->element();
+    using Param = std::pair<TypePtr, bool>;  // type, nullable
+    if (!aggregate) {
+      size_t max_params = (n.name == "transform" || n.name == "filter") ? 2 : 1;
+      std::vector<Param> params = {{element.type, element.nullable}, {DataType::Int32(), false}};
+      params.resize(max_params);
+      WEIR_ASSIGN_OR_RETURN(args[1], BindLambda(n.name, *n.args[1], params, 1));
+      return Call(n.name, std::move(args), e.location);
+    }
+    BoundExprPtr& start = args[1];
+    if (start->IsNullLiteral() && start->type->id() == TypeId::kString) {
+      return ErrorAt(start->location, n.name + "() needs a typed start value, e.g. "
+                                               "CAST(NULL AS INT), not NULL");
+    }
+    WEIR_ASSIGN_OR_RETURN(args[2], BindLambda(n.name, *n.args[2],
+                                              {{start->type, true}, {element.type, element.nullable}},
+                                              2));
+    const BoundExpr& merge_body = *args[2]->children[0];
+    if (!merge_body.type->Equals(*start->type)) {
+      return ErrorAt(n.args[2]->location,
+                     n.name + "() merge function returns " + merge_body.type->ToDdl() +
+                         ", but the start value " + start->sql + " is " + start->type->ToDdl() +
+                         "; cast the start value, e.g. CAST(0 AS " + merge_body.type->ToDdl() + ")");
+    }
+    if (args.size() > 3) {
+      WEIR_ASSIGN_OR_RETURN(args[3], BindLambda(n.name, *n.args[3], {{start->type, true}}, 1));
+    }
+    return Call(n.name, std::move(args), e.location);
+  }
+
+  // Binds `lambda_expr` (x -> body or (x, y) -> body) with parameters of the given types; it must
+  // take between `min_params` and params.size() parameters.
+  Result<BoundExprPtr> BindLambda(const std::string& function, const sql::Expr& lambda_expr,
+                                  std::vector<std::pair<TypePtr, bool>> params,
+                                  size_t min_params) {
+    const auto& lambda = *lambda_expr.As<sql::Lambda>();
+    if (lambda.params.size() < min_params || lambda.params.size() > params.size()) {
+      std::string expected = min_params == params.size()
+                                 ? std::to_string(min_params)
+                                 : std::to_string(min_params) + " or " + std::to_string(params.size());
+      return ErrorAt(lambda_expr.location,
+                     function + "() takes a lambda function of " + expected + " argument" +
+                         (expected == "1" ? "" : "s") + ", got " +
+                         std::to_string(lambda.params.size()));
+    }
+    LambdaScope scope;
+    for (size_t i = 0; i < lambda.params.size(); ++i) {
+      for (size_t k = 0; k < i; ++k) {
+        if (EqualsIgnoreCase(lambda.params[k], lambda.params[i])) {
+          return ErrorAt(lambda_expr.location, "lambda argument " +
+                                                   sql::QuoteIdentifier(lambda.params[i]) +
+                                                   " is declared twice");
+        }
+      }
+      scope.names.push_back(lambda.params[i]);
+      scope.schema.fields.push_back({lambda.params[i], params[i].first, params[i].second});
+    }
+    ExprBinder body_binder(&scope, this);
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr body, body_binder.Bind(*lambda.body));
+    auto l = std::make_shared<BoundExpr>();
+    l->kind = BoundExpr::Kind::kLambda;
+    l->type = body->type;
+    l->nullable = false;
+    l->index = static_cast<int>(lambda.params.size());
+    l->location = lambda_expr.location;
+    l->sql = sql::ToSql(lambda_expr);
+    l->children.push_back(std::move(body));
+    for (BoundExprPtr& c : scope.captures) l->children.push_back(std::move(c));
+    return BoundExprPtr(l);
   }
 
   Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::Cast& n) {
@@ -457,8 +772,27 @@ class ExprBinder {
     return FieldOf(std::move(operand), n.field, e.location);
   }
 
-  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::Subscript&) {
-    return NotImplementedAt(e.location, "subscripts x[i] are not supported yet");
+  // arr[i] (0-based; NULL when out of range), map[key] (NULL when missing), struct['field'].
+  Result<BoundExprPtr> BindNode(const sql::Expr& e, const sql::Subscript& n) {
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr operand, Bind(*n.operand));
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr index, Bind(*n.index));
+    switch (operand->IsNullLiteral() ? TypeId::kString : operand->type->id()) {
+      case TypeId::kList:
+      case TypeId::kMap:
+        return Call("SUBSCRIPT", {std::move(operand), std::move(index)}, e.location);
+      case TypeId::kStruct:
+        if (index->kind == BoundExpr::Kind::kLiteral && !index->IsNullLiteral() &&
+            index->type->id() == TypeId::kString) {
+          return FieldOf(std::move(operand), std::string(index->literal->StringAt(0)), e.location);
+        }
+        return ErrorAt(e.location, "a STRUCT field is selected with a constant name, e.g. " +
+                                       operand->sql + "['name'], not " + index->sql);
+      default:
+        return ErrorAt(e.location, "cannot use [] on " + operand->sql + ", which is " +
+                                       (operand->IsNullLiteral() ? std::string("VOID")
+                                                                 : operand->type->ToDdl()) +
+                                       "; [] needs an ARRAY, MAP or STRUCT");
+    }
   }
 
   // `raw:a.b[0]` calls the internal function "JSON PATH"(raw, '$.a.b[0]') (json_functions.cc).
@@ -479,6 +813,8 @@ class ExprBinder {
 
   const columnar::Schema& input_;
   const std::vector<std::string>& qualifiers_;
+  ExprBinder* parent_ = nullptr;  // the enclosing binder of a lambda body
+  LambdaScope* scope_ = nullptr;  // the lambda whose body this binder binds
   int depth_ = 0;
 };
 

@@ -26,6 +26,13 @@ struct BoundExpr {
     kLiteral,  // `literal`, one row standing for every row
     kCast,     // children[0] cast to `type`
     kCall,     // `function` applied to children
+    // A lambda argument of a higher-order function (transform, filter, ...): children[0] is the
+    // body, bound against the lambda's own columns: its `index` parameters first, then one
+    // column per captured outer expression; children[1..] are those captured expressions,
+    // bound against the enclosing input. Evaluating a lambda yields its closure: a STRUCT of
+    // the captured values (zero fields, constant, when nothing is captured); the higher-order
+    // function's kernel then evaluates the body over the flattened elements.
+    kLambda,
   };
   Kind kind = Kind::kLiteral;
   columnar::TypePtr type;

@@ -107,6 +107,27 @@ Result<Vector> EvaluateVector(const BoundExpr& expr, const columnar::Batch& batc
       WEIR_ASSIGN_OR_RETURN(Vector input, EvaluateVector(*expr.children[0], batch, context));
       return CastVector(std::move(input), expr.type, num_rows, context, expr.try_cast);
     }
+    case BoundExpr::Kind::kLambda: {
+      // The closure: one struct field per captured expression.
+      std::vector<Vector> captured;
+      bool all_constant = true;
+      for (size_t i = 1; i < expr.children.size(); ++i) {
+        WEIR_ASSIGN_OR_RETURN(Vector v, EvaluateVector(*expr.children[i], batch, context));
+        all_constant &= v.constant();
+        captured.push_back(std::move(v));
+      }
+      int64_t rows = all_constant ? 1 : num_rows;
+      std::vector<columnar::Field> fields;
+      for (size_t i = 0; i < captured.size(); ++i) {
+        fields.push_back({"capture" + std::to_string(i), expr.children[i + 1]->type, true});
+      }
+      Column closure(columnar::DataType::Struct(std::move(fields)));
+      for (size_t i = 0; i < captured.size(); ++i) {
+        closure.mutable_child(static_cast<int>(i)) = std::move(captured[i]).Materialize(rows);
+      }
+      closure.SetSize(rows);
+      return Vector::Own(std::move(closure), all_constant);
+    }
     case BoundExpr::Kind::kCall: {
       std::vector<Vector> args;
       args.reserve(expr.children.size());
