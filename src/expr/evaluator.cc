@@ -131,7 +131,9 @@ Result<Vector> EvaluateVector(const BoundExpr& expr, const columnar::Batch& batc
     case BoundExpr::Kind::kCall: {
       std::vector<Vector> args;
       args.reserve(expr.children.size());
-      bool all_constant = true;
+      // A call without arguments is one value for the batch only when fixed per batch
+      // (current_timestamp()); uuid() gives every row its own.
+      bool all_constant = !expr.children.empty() || expr.function->constant_per_batch;
       for (const BoundExprPtr& child : expr.children) {
         WEIR_ASSIGN_OR_RETURN(Vector v, EvaluateVector(*child, batch, context));
         all_constant &= v.constant();

@@ -555,36 +555,6 @@ Result<Vector> ConcatKernel(const KernelInput& in) {
   });
 }
 
-template <bool kUpper>
-Result<Vector> CaseConvertKernel(const KernelInput& in) {
-  // ASCII letters only; other characters (and all non-ASCII bytes) are kept as they are.
-  return StringKernel(in, [&](int64_t i, std::string* s) {
-    std::string_view v = StringArg(in, 0, i);
-    s->assign(v);
-    for (char& c : *s) {
-      if (kUpper && c >= 'a' && c <= 'z') c = static_cast<char>(c - 32);
-      if (!kUpper && c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-    }
-    return true;
-  });
-}
-
-// Spark's trim removes spaces (0x20) only.
-template <bool kLeft, bool kRight>
-Result<Vector> TrimKernel(const KernelInput& in) {
-  return StringKernel(in, [&](int64_t i, std::string* s) {
-    std::string_view v = StringArg(in, 0, i);
-    if (kLeft) {
-      while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
-    }
-    if (kRight) {
-      while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
-    }
-    s->assign(v);
-    return true;
-  });
-}
-
 int64_t Utf8Length(std::string_view s) {
   int64_t n = 0;
   for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
@@ -684,13 +654,7 @@ constexpr Function kFunctions[] = {
     {"isnull", 1, 1, &AnyToBooleanRule, &IsNullKernel<true>, false},
     {"isnotnull", 1, 1, &AnyToBooleanRule, &IsNullKernel<false>, false},
     {"concat", 1, -1, &ConcatRule, &ConcatKernel, false},
-    {"upper", 1, 1, &StringRule, &CaseConvertKernel<true>, false},
-    {"ucase", 1, 1, &StringRule, &CaseConvertKernel<true>, false},
-    {"lower", 1, 1, &StringRule, &CaseConvertKernel<false>, false},
-    {"lcase", 1, 1, &StringRule, &CaseConvertKernel<false>, false},
-    {"trim", 1, 1, &StringRule, &TrimKernel<true, true>, false},
-    {"ltrim", 1, 1, &StringRule, &TrimKernel<true, false>, false},
-    {"rtrim", 1, 1, &StringRule, &TrimKernel<false, true>, false},
+    // upper/lower/trim and the other string functions: string_functions.cc.
     {"length", 1, 1, &LengthRule, &LengthKernel, false},
     {"char_length", 1, 1, &LengthRule, &LengthKernel, false},
     {"character_length", 1, 1, &LengthRule, &LengthKernel, false},

@@ -101,8 +101,8 @@ class SqlTransform : public Transform {
           std::string sample;
           columnar::AppendJsonRow(out, row, &sample);
           return Status::InvalidArgument("expectation '" + e.name + "' of " + table_ +
-                                         " failed with ON VIOLATION FAIL UPDATE: (" + e.sql +
-                                         ") is not true for the row " + sample);
+                                         " failed with ON VIOLATION FAIL UPDATE: " + e.sql +
+                                         " is not true for the row " + sample);
         }
         case sql::ViolationAction::kDropRow:
           if (dropped.empty()) dropped.assign(static_cast<size_t>(n), 0);
