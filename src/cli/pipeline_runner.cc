@@ -45,7 +45,7 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
   // A backfill progress bar when stderr is a terminal and the run ends by itself.
   ProgressBar bar(run_options.trigger.kind == stream::Trigger::Kind::kAvailableNow && isatty(2) != 0);
   for (const auto& table : pipeline.tables) {
-    WEIR_ASSIGN_OR_RETURN(stream::KafkaFlowSpec spec, stream::MakeKafkaFlow(table, run_options.lakehouse));
+    WEIR_ASSIGN_OR_RETURN(stream::FlowSpec spec, stream::MakeFlow(table, run_options.lakehouse));
     stream::QueryOptions options;
     options.trigger = run_options.trigger;
     options.log = [&bar](const std::string& line) { bar.Print("weir: " + line); };

@@ -174,12 +174,18 @@ std::string SparkOptionName(const std::string& name) {
   return name;
 }
 
-// Binds the definition's expectations against the projection's output and builds the transform.
+// Binds the definition's SELECT list, WHERE and expectations against the source's rows and
+// builds the transform.
 Result<std::shared_ptr<Transform>> MakeSqlTransform(const sql::StreamingTableDefinition& definition,
-                                                    const columnar::Schema& input,
-                                                    expr::Projection projection,
-                                                    std::optional<expr::Filter> filter) {
+                                                    const columnar::Schema& input) {
   const std::string table = definition.name.ToString();
+  const sql::Query& query = definition.query();
+  WEIR_ASSIGN_OR_RETURN(expr::Projection projection, expr::Projection::Make(query.select_list, input));
+  std::optional<expr::Filter> filter;
+  if (query.where) {
+    WEIR_ASSIGN_OR_RETURN(expr::Filter f, expr::Filter::Make(*query.where, input));
+    filter = std::move(f);
+  }
   std::vector<BoundExpectation> expectations;
   for (const sql::Expectation& e : definition.statement.expectations) {
     auto condition = expr::Filter::Make(*e.condition, projection.output_schema());
@@ -219,14 +225,30 @@ std::string LakehouseLayout::CheckpointDir(const sql::TableIdentifier& name) con
   return root + "/_checkpoints/" + name.ToString();
 }
 
-Result<KafkaFlowSpec> MakeKafkaFlow(const sql::StreamingTableDefinition& definition,
-                                    const LakehouseLayout& lakehouse) {
+Result<FlowSpec> MakeFlow(const sql::StreamingTableDefinition& definition,
+                          const LakehouseLayout& lakehouse) {
   const std::string table = definition.name.ToString();
-  if (definition.source_kind != sql::FromClause::Kind::kReadKafka) {
-    return Status::NotImplemented("streaming table " + table + " reads the table " +
-                                  definition.source_table.ToString() +
-                                  " as a stream; Delta sources are not supported by this build yet");
+  FlowSpec spec;
+  spec.name = table;
+  spec.table_path = lakehouse.TablePath(definition.name);
+  spec.checkpoint_dir = lakehouse.CheckpointDir(definition.name);
+  if (definition.quarantine_table) {
+    spec.quarantine_name = definition.quarantine_table->ToString();
+    spec.quarantine_path = lakehouse.TablePath(*definition.quarantine_table);
   }
+  spec.partition_by = definition.statement.partition_by;
+  spec.table_properties = definition.statement.table_properties;
+  if (definition.source_kind == sql::FromClause::Kind::kTable) {
+    spec.delta = FlowSpec::DeltaTable{definition.source_table.ToString(),
+                                      lakehouse.TablePath(definition.source_table), {}};
+    // The source table's schema is known when the flow starts (its upstream flow may create it).
+    const sql::StreamingTableDefinition* bound = &definition;
+    spec.make_transform = [bound](const columnar::Schema& input) {
+      return MakeSqlTransform(*bound, input);
+    };
+    return spec;
+  }
+
   std::map<std::string, std::string> options;
   std::vector<std::string> secrets;
   for (const auto& [name, value] : definition.kafka_options) {
@@ -240,28 +262,13 @@ Result<KafkaFlowSpec> MakeKafkaFlow(const sql::StreamingTableDefinition& definit
     return redactor.Scrub(parsed.status()).WithContext("read_kafka options of " + table);
   }
   for (const auto& s : secrets) parsed->redactor.AddSecret(s);
-
-  KafkaFlowSpec spec;
-  spec.name = table;
-  spec.table_path = lakehouse.TablePath(definition.name);
-  spec.checkpoint_dir = lakehouse.CheckpointDir(definition.name);
-  columnar::Schema input = KafkaSourceSchema(parsed->include_headers);
-  spec.source = std::move(*parsed);
-  const sql::Query& query = definition.query();
-  WEIR_ASSIGN_OR_RETURN(expr::Projection projection, expr::Projection::Make(query.select_list, input));
-  std::optional<expr::Filter> filter;
-  if (query.where) {
-    WEIR_ASSIGN_OR_RETURN(expr::Filter f, expr::Filter::Make(*query.where, input));
-    filter = std::move(f);
-  }
-  WEIR_ASSIGN_OR_RETURN(spec.transform, MakeSqlTransform(definition, input, std::move(projection),
-                                                         std::move(filter)));
-  if (definition.quarantine_table) {
-    spec.quarantine_name = definition.quarantine_table->ToString();
-    spec.quarantine_path = lakehouse.TablePath(*definition.quarantine_table);
-  }
-  spec.partition_by = definition.statement.partition_by;
-  spec.table_properties = definition.statement.table_properties;
+  // Kafka rows have a fixed schema: bind now, so that SQL errors show before anything runs.
+  WEIR_ASSIGN_OR_RETURN(std::shared_ptr<Transform> transform,
+                        MakeSqlTransform(definition, KafkaSourceSchema(parsed->include_headers)));
+  spec.kafka = std::move(*parsed);
+  spec.make_transform = [transform](const columnar::Schema&) -> Result<std::shared_ptr<Transform>> {
+    return transform;
+  };
   return spec;
 }
 

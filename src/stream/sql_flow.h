@@ -23,9 +23,10 @@ struct LakehouseLayout {
   std::string CheckpointDir(const sql::TableIdentifier& name) const;
 };
 
-// NotImplemented for definitions weir cannot run yet (reading a table as a stream),
-// InvalidArgument for bad options or SELECT lists (with their line and column).
-Result<KafkaFlowSpec> MakeKafkaFlow(const sql::StreamingTableDefinition& definition,
-                                    const LakehouseLayout& lakehouse);
+// The flow of one streaming table. InvalidArgument for bad read_kafka options or SELECT lists
+// (with their line and column); a flow reading a table binds its SELECT when it starts (the
+// source table's schema is read then), so `definition` must outlive the flow's start.
+Result<FlowSpec> MakeFlow(const sql::StreamingTableDefinition& definition,
+                          const LakehouseLayout& lakehouse);
 
 }  // namespace weir::stream

@@ -13,8 +13,8 @@ constexpr int64_t kBatchTimestampMs = 1780909200000;  // 2026-06-08 09:00:00 UTC
 
 Result<std::shared_ptr<Transform>> TransformOf(const std::string& sql) {
   WEIR_ASSIGN_OR_RETURN(sql::Pipeline pipeline, sql::ParsePipeline(sql, {}, sql::SecretResolver()));
-  WEIR_ASSIGN_OR_RETURN(KafkaFlowSpec spec, MakeKafkaFlow(pipeline.tables.at(0), {"/lake"}));
-  return spec.transform;
+  WEIR_ASSIGN_OR_RETURN(FlowSpec spec, MakeFlow(pipeline.tables.at(0), {"/lake"}));
+  return spec.make_transform(KafkaSourceSchema(false));
 }
 
 // Five Kafka rows: values 42, 5000, 7 (NULL key), -3 and "x" (not a number).

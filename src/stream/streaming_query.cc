@@ -3,13 +3,9 @@
 #include <chrono>
 #include <thread>
 
-#include "delta/table.h"
-#include "delta/transaction.h"
-#include "kafka/consumer.h"
-#include "kafka/offsets.h"
-#include "kafka/planner.h"
 #include "stream/checkpoint.h"
-#include "stream/kafka_rows.h"
+#include "stream/delta_flow_source.h"
+#include "stream/kafka_flow_source.h"
 #include "stream/prefetcher.h"
 #include "stream/table_sink.h"
 
@@ -35,36 +31,35 @@ class Stopwatch {
   std::chrono::steady_clock::time_point start_;
 };
 
-// The per-partition progress txn: "weir:<flow>:<topic>:<partition>".
-std::string PartitionAppId(const std::string& flow, const kafka::TopicPartition& tp) {
-  return "weir:" + flow + ":" + tp.topic + ":" + std::to_string(tp.partition);
-}
-
-// Spark runs a batch when the end offsets differ from the start in any way: new data, new
-// partitions, or partitions gone (which the batch then reports as data loss).
-bool SameOffsets(const kafka::PartitionOffsets& a, const kafka::PartitionOffsets& b) { return a == b; }
-
 }  // namespace
 
 class StreamingQuery::Impl {
  public:
-  Impl(fs::FileSystem* fs, KafkaFlowSpec spec, QueryOptions options)
+  Impl(fs::FileSystem* fs, FlowSpec spec, QueryOptions options)
       : fs_(fs), spec_(std::move(spec)), options_(std::move(options)), run_id_(NewUuid()) {}
 
   Status Init() {
     WEIR_ASSIGN_OR_RETURN(checkpoint_, Checkpoint::Open(fs_, spec_.checkpoint_dir));
-    WEIR_ASSIGN_OR_RETURN(source_, kafka::KafkaSource::Open(spec_.source));
-    input_schema_ = KafkaSourceSchema(spec_.source.include_headers);
-    output_schema_ = spec_.transform ? spec_.transform->output_schema() : input_schema_;
     auto log = [this](const std::string& line) { Log(line); };
+    if (spec_.kafka) {
+      WEIR_ASSIGN_OR_RETURN(source_, KafkaFlowSource::Open(*spec_.kafka, spec_.name, log));
+    } else if (spec_.delta) {
+      WEIR_ASSIGN_OR_RETURN(source_, DeltaFlowSource::Open(fs_, spec_.delta->name, spec_.delta->path,
+                                                           spec_.delta->options, log));
+    } else {
+      return Status::InvalidArgument("flow " + spec_.name + " has no source");
+    }
+    if (spec_.make_transform) {
+      WEIR_ASSIGN_OR_RETURN(transform_, spec_.make_transform(source_->schema()));
+    }
+    output_schema_ = transform_ ? transform_->output_schema() : source_->schema();
     WEIR_ASSIGN_OR_RETURN(sink_, TableSink::Open(fs_, {.name = spec_.name,
                                                        .path = spec_.table_path,
                                                        .schema = output_schema_,
                                                        .partition_by = spec_.partition_by,
                                                        .table_properties = spec_.table_properties,
                                                        .log = log}));
-    const columnar::Schema* quarantine =
-        spec_.transform ? spec_.transform->quarantine_schema() : nullptr;
+    const columnar::Schema* quarantine = transform_ ? transform_->quarantine_schema() : nullptr;
     if (quarantine != nullptr) {
       WEIR_ASSIGN_OR_RETURN(quarantine_sink_, TableSink::Open(fs_, {.name = spec_.quarantine_name,
                                                                     .path = spec_.quarantine_path,
@@ -75,7 +70,7 @@ class StreamingQuery::Impl {
   }
 
   const std::string& id() const { return checkpoint_->query_id(); }
-  const kafka::PartitionOffsets& next_offsets() const { return start_; }
+  std::string next_offsets() const { return source_->StartJson(); }
 
   Status Run(std::atomic<bool>* stop, int64_t* batches_run, int64_t* rows_written) {
     stop_ = stop;
@@ -84,34 +79,29 @@ class StreamingQuery::Impl {
     watermark_ms_ = plan.watermark_ms;
     switch (plan.kind) {
       case RestartPlan::Kind::kFresh:
-        WEIR_RETURN_NOT_OK(ChooseFreshStart());
+        WEIR_RETURN_NOT_OK(source_->StartFresh(*checkpoint_, *sink_->table().snapshot()));
         break;
       case RestartPlan::Kind::kNextBatch: {
-        WEIR_ASSIGN_OR_RETURN(start_, SourceOffsets(*plan.start, plan.batch_id - 1));
+        WEIR_ASSIGN_OR_RETURN(auto start, SourceOffset(*plan.start, plan.batch_id - 1));
+        WEIR_RETURN_NOT_OK(source_->Restore(start, *checkpoint_));
         break;
       }
       case RestartPlan::Kind::kRerun: {
+        std::optional<std::string> start;
         if (plan.start) {
-          WEIR_ASSIGN_OR_RETURN(start_, SourceOffsets(*plan.start, plan.batch_id - 1));
-        } else {
-          WEIR_ASSIGN_OR_RETURN(start_, InitialOffsetsFromCheckpoint());
+          WEIR_ASSIGN_OR_RETURN(start, SourceOffset(*plan.start, plan.batch_id - 1));
         }
-        WEIR_ASSIGN_OR_RETURN(kafka::PartitionOffsets end, SourceOffsets(*plan.end, plan.batch_id));
-        // Partitions that were new in the logged batch start from their earliest offset, as when
-        // the batch was first planned.
-        std::set<kafka::TopicPartition> added;
-        for (const auto& [tp, offset] : end) {
-          if (!start_.count(tp)) added.insert(tp);
-        }
-        if (!added.empty()) {
-          WEIR_ASSIGN_OR_RETURN(new_partition_earliest_, source_->EarliestOffsets(added));
+        WEIR_RETURN_NOT_OK(source_->Restore(start, *checkpoint_));
+        WEIR_ASSIGN_OR_RETURN(auto end, SourceOffset(*plan.end, plan.batch_id));
+        if (!end) {
+          return Status::Corruption("offsets/" + std::to_string(batch_id) + " in " +
+                                    spec_.checkpoint_dir + " has no offset for the source");
         }
         Log("re-running batch " + std::to_string(batch_id) + " of " + spec_.name +
             " over its logged range (it was not committed)");
-        WEIR_RETURN_NOT_OK(RunBatch(batch_id, end, plan.end->batch_timestamp_ms, /*latest=*/end,
-                                    /*latest_ms=*/0, /*trigger_start_ms=*/NowMs(), rows_written));
+        WEIR_RETURN_NOT_OK(RunBatch(batch_id, *end, plan.end->batch_timestamp_ms, /*latest_ms=*/0,
+                                    /*trigger_start_ms=*/NowMs(), rows_written));
         ++*batches_run;
-        start_ = end;
         ++batch_id;
         if (options_.trigger.kind == Trigger::Kind::kOnce) return Status::OK();
         break;
@@ -127,123 +117,36 @@ class StreamingQuery::Impl {
 
   bool Stopping() const { return stop_ != nullptr && stop_->load(); }
 
-  Result<kafka::PartitionOffsets> SourceOffsets(const OffsetSeq& seq, int64_t batch_id) {
+  // The source's offset in a logged offsets/N (nullopt for a JSON null).
+  Result<std::optional<std::string>> SourceOffset(const OffsetSeq& seq, int64_t batch_id) {
     if (seq.sources.size() != 1) {
       return Status::InvalidArgument("There are [" + std::to_string(seq.sources.size()) +
                                      "] sources in the checkpoint offsets and now there are [1] "
                                      "sources requested by the query. Cannot continue. (checkpoint " +
-                                     spec_.checkpoint_dir + ")");
+                                     spec_.checkpoint_dir + ", offsets/" + std::to_string(batch_id) +
+                                     ")");
     }
-    if (!seq.sources[0]) return kafka::PartitionOffsets{};
-    auto offsets = kafka::PartitionOffsetsFromJson(*seq.sources[0]);
-    if (!offsets.ok()) {
-      return offsets.status().WithContext("offsets/" + std::to_string(batch_id) + " in " +
-                                          spec_.checkpoint_dir);
-    }
-    return offsets;
-  }
-
-  Result<kafka::PartitionOffsets> InitialOffsetsFromCheckpoint() {
-    WEIR_ASSIGN_OR_RETURN(auto json, checkpoint_->ReadInitialOffsets(0));
-    if (json) return kafka::PartitionOffsetsFromJson(*json);
-    kafka::DataLossReporter reporter(spec_.source.fail_on_data_loss);
-    WEIR_ASSIGN_OR_RETURN(auto initial, source_->InitialOffsets(&reporter));
-    ReportWarnings(reporter);
-    return initial;
-  }
-
-  // A new checkpoint: resume from the table's per-partition txns of this flow when it has some
-  // (the checkpoint was lost or replaced), else from the source's starting offsets.
-  Status ChooseFreshStart() {
-    const std::string prefix = "weir:" + spec_.name + ":";
-    kafka::PartitionOffsets from_table;
-    for (const auto& [app_id, txn] : sink_->table().snapshot()->transactions()) {
-      if (app_id.rfind(prefix, 0) != 0) continue;
-      std::string rest = app_id.substr(prefix.size());
-      size_t colon = rest.rfind(':');
-      if (colon == std::string::npos) continue;
-      kafka::TopicPartition tp{rest.substr(0, colon), std::stoi(rest.substr(colon + 1))};
-      from_table[tp] = txn.version;
-    }
-    if (!from_table.empty()) {
-      WEIR_ASSIGN_OR_RETURN(std::set<kafka::TopicPartition> partitions, source_->ListPartitions());
-      kafka::PartitionOffsets start;
-      std::set<kafka::TopicPartition> missing;
-      for (const auto& tp : partitions) {
-        auto it = from_table.find(tp);
-        if (it != from_table.end()) {
-          start[tp] = it->second;
-        } else {
-          missing.insert(tp);
-        }
-      }
-      if (!missing.empty()) {  // partitions this flow never wrote: from the earliest offset
-        WEIR_ASSIGN_OR_RETURN(auto earliest, source_->EarliestOffsets(missing));
-        for (const auto& [tp, offset] : earliest) start[tp] = offset;
-      }
-      start_ = start;
-      Log("no checkpoint for " + spec_.name + " in " + spec_.checkpoint_dir +
-          ": resuming every partition from the table's per-partition progress " +
-          kafka::PartitionOffsetsToJson(start_) + " (startingOffsets is ignored)");
-    } else {
-      kafka::DataLossReporter reporter(spec_.source.fail_on_data_loss);
-      WEIR_ASSIGN_OR_RETURN(start_, source_->InitialOffsets(&reporter));
-      ReportWarnings(reporter);
-    }
-    Status st = checkpoint_->WriteInitialOffsets(0, kafka::PartitionOffsetsToJson(start_));
-    if (st.IsAlreadyExists()) return Status::OK();
-    return st;
-  }
-
-  void ReportWarnings(const kafka::DataLossReporter& reporter) {
-    for (const auto& w : reporter.Warnings()) Log("WARN " + w);
-    skipped_offsets_ += reporter.skipped_offsets();
+    return seq.sources[0];
   }
 
   Status Loop(int64_t batch_id, int64_t* batches_run, int64_t* rows_written) {
     const Trigger& trigger = options_.trigger;
-    const kafka::ReadLimits limits = trigger.kind == Trigger::Kind::kOnce
-                                         ? kafka::ReadLimits{.all_available = true}
-                                         : kafka::ReadLimits::FromOptions(spec_.source);
-    std::optional<kafka::PartitionOffsets> available_now_cap;
-    int64_t last_trigger_ms = 0;
     while (!Stopping()) {
       const int64_t trigger_start_ms = NowMs();
       Stopwatch latest_watch;
-      WEIR_ASSIGN_OR_RETURN(std::set<kafka::TopicPartition> partitions, source_->ListPartitions());
-      WEIR_ASSIGN_OR_RETURN(kafka::PartitionOffsets latest, source_->LatestOffsets(partitions, start_));
-      new_partition_earliest_.clear();
-      std::set<kafka::TopicPartition> added;
-      for (const auto& [tp, offset] : latest) {
-        if (!start_.count(tp)) added.insert(tp);
-      }
-      if (!added.empty()) {
-        WEIR_ASSIGN_OR_RETURN(new_partition_earliest_, source_->EarliestOffsets(added));
-      }
-      if (trigger.kind == Trigger::Kind::kAvailableNow && !available_now_cap) {
-        available_now_cap = latest;  // taken once, at the start
-        backfill_total_ = 0;
-        for (const auto& [tp, cap] : latest) {
-          auto from = start_.find(tp);
-          int64_t first = from != start_.end() ? from->second : new_partition_earliest_.count(tp)
-                                                                   ? new_partition_earliest_.at(tp)
-                                                                   : cap;
-          if (cap > first) backfill_total_ += cap - first;
-        }
-      }
-      const kafka::PartitionOffsets& target = available_now_cap ? *available_now_cap : latest;
-      kafka::PartitionOffsets end = kafka::PlanBatchEnd(start_, target, new_partition_earliest_, limits,
-                                                        trigger_start_ms, &last_trigger_ms);
+      WEIR_ASSIGN_OR_RETURN(std::optional<std::string> end, source_->PlanNext(trigger, trigger_start_ms));
       const int64_t latest_ms = latest_watch.ElapsedMs();
-      if (SameOffsets(start_, end)) {  // no new data
+      if (trigger.kind == Trigger::Kind::kAvailableNow && backfill_total_ == 0) {
+        backfill_total_ = source_->BacklogRows();
+      }
+      if (!end) {  // no new data
         if (trigger.kind != Trigger::Kind::kProcessingTime) return Status::OK();
         SleepUntil(trigger.NextTriggerMs(trigger_start_ms));
         continue;
       }
-      WEIR_RETURN_NOT_OK(RunBatch(batch_id, end, trigger_start_ms, latest, latest_ms, trigger_start_ms,
+      WEIR_RETURN_NOT_OK(RunBatch(batch_id, *end, trigger_start_ms, latest_ms, trigger_start_ms,
                                   rows_written));
       ++*batches_run;
-      start_ = end;
       ++batch_id;
       if (trigger.kind == Trigger::Kind::kOnce) return Status::OK();
       if (trigger.kind == Trigger::Kind::kProcessingTime) {
@@ -269,10 +172,9 @@ class StreamingQuery::Impl {
     }
   }
 
-  // Runs batch `batch_id` from start_ to `end`.
-  Status RunBatch(int64_t batch_id, const kafka::PartitionOffsets& end, int64_t batch_timestamp_ms,
-                  const kafka::PartitionOffsets& latest, int64_t latest_ms, int64_t trigger_start_ms,
-                  int64_t* rows_written) {
+  // Runs batch `batch_id` from the source's start to `end`, then advances the source.
+  Status RunBatch(int64_t batch_id, const std::string& end, int64_t batch_timestamp_ms,
+                  int64_t latest_ms, int64_t trigger_start_ms, int64_t* rows_written) {
     Stopwatch total;
     QueryProgress progress;
     progress.duration_ms["latestOffset"] = latest_ms;
@@ -287,19 +189,14 @@ class StreamingQuery::Impl {
       seq.batch_timestamp_ms = batch_timestamp_ms;
       seq.conf = {{"spark.sql.streaming.multipleWatermarkPolicy", "min"},
                   {"spark.sql.shuffle.partitions", "200"}};
-      seq.sources.push_back(kafka::PartitionOffsetsToJson(end));
+      seq.sources.push_back(end);
       WEIR_RETURN_NOT_OK(checkpoint_->WriteOffsets(batch_id, seq));
     }
     progress.duration_ms["walCommit"] = wal.ElapsedMs();
 
-    // getBatch: the ranges to read, with data-loss checks.
+    // getBatch: what to read, with data-loss checks.
     Stopwatch get_batch;
-    kafka::DataLossReporter reporter(spec_.source.fail_on_data_loss);
-    WEIR_ASSIGN_OR_RETURN(std::vector<kafka::OffsetRange> ranges,
-                          kafka::PlanBatchRanges(start_, end, new_partition_earliest_,
-                                                 spec_.source.group_id.has_value(),
-                                                 kafka::RangeSplit{}, &reporter));
-    ReportWarnings(reporter);
+    WEIR_RETURN_NOT_OK(source_->PlanRead(end));
     progress.duration_ms["getBatch"] = get_batch.ElapsedMs();
     progress.duration_ms["queryPlanning"] = 0;
 
@@ -315,27 +212,15 @@ class StreamingQuery::Impl {
     if (done) {
       Log("Skipping already complete epoch " + std::to_string(batch_id) + ", in query " + id() +
           " (" + spec_.name + ": its Delta commit is already in the table)");
-      for (const auto& r : ranges) input_rows += r.size();
+      input_rows = source_->PlannedRows();
     } else {
-      WEIR_ASSIGN_OR_RETURN(std::shared_ptr<kafka::RangeReader> reader, source_->Read(ranges));
       // Fetching (and laying records out as columns) runs a chunk ahead of transforming and
       // encoding, on its own thread.
-      BatchPrefetcher prefetcher(
-          [this, reader]() -> Result<std::optional<columnar::Batch>> {
-            while (!reader->done()) {
-              WEIR_ASSIGN_OR_RETURN(kafka::RecordBatch records,
-                                    reader->Next(static_cast<size_t>(options_.chunk_records)));
-              if (records.empty()) continue;
-              auto shared = std::make_shared<const kafka::RecordBatch>(std::move(records));
-              columnar::Batch input(input_schema_);
-              AppendKafkaRecords(shared, spec_.source.include_headers, &input);
-              return std::optional<columnar::Batch>(std::move(input));
-            }
-            return std::optional<columnar::Batch>();
-          },
-          /*depth=*/1);
+      WEIR_ASSIGN_OR_RETURN(BatchPrefetcher::Producer producer, source_->Read(options_.chunk_records));
+      BatchPrefetcher prefetcher(std::move(producer), /*depth=*/1);
       auto fail = [&](Status st) {
         prefetcher.Stop();
+        source_->FinishRead();
         sink_->Abort();
         if (quarantine_sink_) quarantine_sink_->Abort();
         return st.WithContext(spec_.name + " batch " + std::to_string(batch_id));
@@ -353,13 +238,13 @@ class StreamingQuery::Impl {
           backfill_done_ += input.num_rows();
           options_.on_backfill(BackfillStatus{spec_.name, backfill_done_, backfill_total_});
         }
-        if (!spec_.transform) {
+        if (!transform_) {
           output_rows += input.num_rows();
           Status st = sink_->Write(input);
           if (!st.ok()) return fail(st);
           continue;
         }
-        auto out = spec_.transform->Apply(input, batch_timestamp_ms);
+        auto out = transform_->Apply(input, batch_timestamp_ms);
         if (!out.ok()) return fail(out.status());
         output_rows += out->rows.num_rows();
         Status st = sink_->Write(out->rows);
@@ -367,16 +252,12 @@ class StreamingQuery::Impl {
         if (!st.ok()) return fail(st);
       }
       prefetcher.Stop();
-      for (const auto& w : reader->stats().warnings) Log("WARN " + w);
-      skipped_offsets_ += reader->stats().skipped_offsets;
-      avg_record_bytes_ = reader->stats().AvgRecordBytes();
+      source_->FinishRead();
       if (quarantine_sink_ && !quarantine_done) {
         auto committed = quarantine_sink_->Commit(id(), batch_id, {});
         if (!committed.ok()) return fail(committed.status());
       }
-      std::map<std::string, int64_t> partition_txns;
-      for (const auto& [tp, offset] : end) partition_txns[PartitionAppId(spec_.name, tp)] = offset;
-      auto committed = sink_->Commit(id(), batch_id, partition_txns);
+      auto committed = sink_->Commit(id(), batch_id, source_->SinkTxns(end));
       if (!committed.ok()) return fail(committed.status());
       files_written = *committed;
       *rows_written += output_rows;
@@ -407,53 +288,43 @@ class StreamingQuery::Impl {
     progress.processed_rows_per_second = static_cast<double>(input_rows) / seconds;
     last_trigger_start_ms_ = trigger_start_ms;
     SourceProgress source;
-    source.description = "KafkaV2[" + spec_.source.subscription.ToString() + "]";
-    source.start_offset = kafka::PartitionOffsetsToJson(start_);
-    source.end_offset = kafka::PartitionOffsetsToJson(end);
-    source.latest_offset = kafka::PartitionOffsetsToJson(latest);
+    source_->Report(end, &source);
     source.num_input_rows = input_rows;
     source.input_rows_per_second = progress.input_rows_per_second;
     source.processed_rows_per_second = progress.processed_rows_per_second;
-    auto lag = kafka::ComputeLag(end, latest, avg_record_bytes_ > 0 ? std::optional<double>(avg_record_bytes_)
-                                                                    : std::nullopt);
-    if (lag) source.metrics = lag->ToSparkMetrics();
-    if (skipped_offsets_ > 0) source.metrics["weir.skippedOffsets"] = std::to_string(skipped_offsets_);
     progress.sources.push_back(std::move(source));
     progress.sink_description = "DeltaSink[" + spec_.table_path + "]";
     progress.sink_num_output_rows = output_rows;
     progress.extra["weir"] = "{\"filesWritten\":" + std::to_string(files_written) + "}";
-    if (spec_.transform) {
-      if (auto quality = spec_.transform->TakeMetrics()) progress.extra["data_quality"] = quality->ToJson();
+    if (transform_) {
+      if (auto quality = transform_->TakeMetrics()) progress.extra["data_quality"] = quality->ToJson();
     }
+    WEIR_RETURN_NOT_OK(source_->Advance(end));
     if (options_.on_progress) options_.on_progress(progress);
     return Status::OK();
   }
 
   fs::FileSystem* fs_;
-  KafkaFlowSpec spec_;
+  FlowSpec spec_;
   QueryOptions options_;
   std::string run_id_;
   std::unique_ptr<Checkpoint> checkpoint_;
-  std::unique_ptr<kafka::KafkaSource> source_;
+  std::unique_ptr<FlowSource> source_;
+  std::shared_ptr<Transform> transform_;
   std::unique_ptr<TableSink> sink_;
   std::unique_ptr<TableSink> quarantine_sink_;  // when the flow has a quarantine table
-  columnar::Schema input_schema_;
   columnar::Schema output_schema_;
-  kafka::PartitionOffsets start_;
-  kafka::PartitionOffsets new_partition_earliest_;
   int64_t watermark_ms_ = 0;
   int64_t last_trigger_start_ms_ = 0;
-  int64_t skipped_offsets_ = 0;
-  int64_t backfill_total_ = 0;  // availableNow: offsets between the start and the cap
+  int64_t backfill_total_ = 0;  // availableNow: rows between the start and the end of the run
   int64_t backfill_done_ = 0;
-  double avg_record_bytes_ = 0;
   std::atomic<bool>* stop_ = nullptr;
 };
 
 StreamingQuery::StreamingQuery(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 StreamingQuery::~StreamingQuery() = default;
 
-Result<std::unique_ptr<StreamingQuery>> StreamingQuery::Open(fs::FileSystem* fs, KafkaFlowSpec spec,
+Result<std::unique_ptr<StreamingQuery>> StreamingQuery::Open(fs::FileSystem* fs, FlowSpec spec,
                                                              QueryOptions options) {
   auto impl = std::make_unique<Impl>(fs, std::move(spec), std::move(options));
   WEIR_RETURN_NOT_OK(impl->Init());
@@ -464,8 +335,6 @@ Status StreamingQuery::Run() { return impl_->Run(&stop_, &batches_run_, &rows_wr
 
 const std::string& StreamingQuery::id() const { return impl_->id(); }
 
-std::string StreamingQuery::next_offsets_json() const {
-  return kafka::PartitionOffsetsToJson(impl_->next_offsets());
-}
+std::string StreamingQuery::next_offsets_json() const { return impl_->next_offsets(); }
 
 }  // namespace weir::stream

@@ -1,7 +1,7 @@
-// StreamingQuery: one flow from a Kafka / Event Hubs topic into one Delta table, run as Spark's
-// MicroBatchExecution runs it, exactly once:
+// StreamingQuery: one flow from a Kafka / Event Hubs topic or a Delta table into one Delta table,
+// run as Spark's MicroBatchExecution runs it, exactly once:
 //   latestOffset -> offsets/N written (walCommit) -> records read and transformed (getBatch) ->
-//   data files + one Delta commit with txn(appId = query id, version = N) and, per source
+//   data files + one Delta commit with txn(appId = query id, version = N) and, per Kafka source
 //   partition, txn(appId = "weir:<flow>:<topic>:<partition>", version = next offset) (addBatch) ->
 //   commits/N written (commitOffsets) -> progress reported.
 // A batch whose txn is already in the table is skipped; a batch logged but not committed is re-run
@@ -50,13 +50,23 @@ class Transform {
   virtual std::optional<DataQualityMetrics> TakeMetrics() { return std::nullopt; }
 };
 
-struct KafkaFlowSpec {
+// A flow: one source (a Kafka subscription or a Delta table) into one Delta table.
+struct FlowSpec {
   std::string name;            // the streaming table's full name, e.g. sales.bronze.orders_raw
   std::string table_path;      // the Delta table folder
   std::string checkpoint_dir;  // the flow's checkpoint folder
-  kafka::KafkaSourceOptions source;
-  std::shared_ptr<Transform> transform;  // nullptr: write the Kafka columns as they are
-  std::string quarantine_name;           // the quarantine table (when transform has one)
+  // The source: exactly one of these.
+  std::optional<kafka::KafkaSourceOptions> kafka;
+  struct DeltaTable {
+    std::string name;  // the source table's full name
+    std::string path;
+    std::map<std::string, std::string> options;  // Delta reader options
+  };
+  std::optional<DeltaTable> delta;
+  // Builds the flow's SELECT once the source's schema is known (a Delta source's schema is read
+  // when the flow starts); null: write the source rows as they are.
+  std::function<Result<std::shared_ptr<Transform>>(const columnar::Schema& input)> make_transform;
+  std::string quarantine_name;  // the quarantine table (when the transform has one)
   std::string quarantine_path;
   std::vector<std::string> partition_by;
   std::map<std::string, std::string> table_properties;
@@ -81,7 +91,7 @@ struct QueryOptions {
 
 class StreamingQuery {
  public:
-  static Result<std::unique_ptr<StreamingQuery>> Open(fs::FileSystem* fs, KafkaFlowSpec spec,
+  static Result<std::unique_ptr<StreamingQuery>> Open(fs::FileSystem* fs, FlowSpec spec,
                                                       QueryOptions options);
   ~StreamingQuery();
 

@@ -1,0 +1,104 @@
+#include "stream/delta_flow_source.h"
+
+namespace weir::stream {
+
+Result<std::unique_ptr<DeltaFlowSource>> DeltaFlowSource::Open(
+    fs::FileSystem* fs, std::string table_name, std::string table_path,
+    const std::map<std::string, std::string>& options, std::function<void(const std::string&)> log) {
+  WEIR_ASSIGN_OR_RETURN(delta::DeltaSourceOptions parsed, delta::DeltaSourceOptions::FromMap(options));
+  auto source = delta::DeltaSource::Open(fs, table_path, std::move(parsed));
+  if (source.status().IsNotFound()) {
+    return Status::NotFound("the table " + table_name + " read as a stream does not exist at " +
+                            table_path + ": run the flow that writes it first (flows run in the "
+                            "pipeline file's order)");
+  }
+  std::unique_ptr<DeltaFlowSource> flow(new DeltaFlowSource());
+  WEIR_ASSIGN_OR_RETURN(flow->source_, std::move(source));
+  flow->table_path_ = std::move(table_path);
+  flow->log_ = std::move(log);
+  return flow;
+}
+
+std::string DeltaFlowSource::description() const { return "DeltaSource[file:" + table_path_ + "]"; }
+
+// Without a checkpoint, Delta's source starts at the table's snapshot (or at startingVersion /
+// startingTimestamp): nothing to resume from the flow's own table.
+Status DeltaFlowSource::StartFresh(Checkpoint&, const delta::Snapshot&) {
+  start_.reset();
+  return Status::OK();
+}
+
+Status DeltaFlowSource::Restore(const std::optional<std::string>& end_json, Checkpoint&) {
+  start_.reset();
+  if (end_json) {
+    WEIR_ASSIGN_OR_RETURN(start_, source_->ParseOffset(*end_json));
+  }
+  return Status::OK();
+}
+
+Result<std::optional<std::string>> DeltaFlowSource::PlanNext(const Trigger& trigger, int64_t) {
+  if (trigger.kind == Trigger::Kind::kAvailableNow && !available_now_prepared_) {
+    source_->PrepareForTriggerAvailableNow();
+    available_now_prepared_ = true;
+  }
+  delta::DeltaReadLimit limit = trigger.kind == Trigger::Kind::kOnce
+                                    ? delta::DeltaReadLimit::AllAvailable()
+                                    : source_->DefaultReadLimit();
+  WEIR_ASSIGN_OR_RETURN(std::optional<delta::DeltaSourceOffset> end, source_->LatestOffset(start_, limit));
+  if (trigger.kind == Trigger::Kind::kAvailableNow && backlog_rows_ == 0 &&
+      source_->available_now_end()) {
+    auto files = source_->FilesBetween(start_, *source_->available_now_end());
+    if (files.ok()) {
+      for (const auto& f : *files) backlog_rows_ += f.add->NumRecords().value_or(0);
+    }
+  }
+  if (!end || (start_ && *end == *start_)) return std::optional<std::string>();
+  latest_json_ = end->ToJson();
+  return std::optional<std::string>(end->ToJson());
+}
+
+Status DeltaFlowSource::PlanRead(const std::string& end_json) {
+  WEIR_ASSIGN_OR_RETURN(delta::DeltaSourceOffset end, source_->ParseOffset(end_json));
+  if (start_) WEIR_RETURN_NOT_OK(delta::ValidateOffsetProgress(*start_, end));
+  WEIR_ASSIGN_OR_RETURN(files_, source_->FilesBetween(start_, end));
+  if (!latest_json_) latest_json_ = end_json;
+  return Status::OK();
+}
+
+int64_t DeltaFlowSource::PlannedRows() const {
+  int64_t rows = 0;
+  for (const auto& f : files_) rows += f.add->NumRecords().value_or(0);
+  return rows;
+}
+
+Result<BatchPrefetcher::Producer> DeltaFlowSource::Read(int64_t) {
+  auto files = std::make_shared<std::vector<delta::DeltaSourceFile>>(files_);
+  auto next = std::make_shared<size_t>(0);
+  const delta::DeltaSource* source = source_.get();
+  return BatchPrefetcher::Producer([files, next, source]() -> Result<std::optional<columnar::Batch>> {
+    while (*next < files->size()) {
+      const delta::DeltaSourceFile& file = (*files)[(*next)++];
+      WEIR_ASSIGN_OR_RETURN(columnar::Batch batch, source->ReadFile(*file.add));
+      if (batch.num_rows() == 0) continue;
+      return std::optional<columnar::Batch>(std::move(batch));
+    }
+    return std::optional<columnar::Batch>();
+  });
+}
+
+void DeltaFlowSource::Report(const std::string& end_json, SourceProgress* progress) const {
+  progress->description = description();
+  progress->start_offset = StartJson();
+  progress->end_offset = end_json;
+  progress->latest_offset = latest_json_.value_or(end_json);
+}
+
+Status DeltaFlowSource::Advance(const std::string& end_json) {
+  WEIR_ASSIGN_OR_RETURN(start_, source_->ParseOffset(end_json));
+  files_.clear();
+  return Status::OK();
+}
+
+std::string DeltaFlowSource::StartJson() const { return start_ ? start_->ToJson() : "null"; }
+
+}  // namespace weir::stream

@@ -1,0 +1,55 @@
+// DeltaFlowSource: a Delta table read as a stream (`FROM STREAM(table)`), planned by
+// delta::DeltaSource with Delta's offsets, file order and admission limits (maxFilesPerTrigger,
+// maxBytesPerTrigger). Each batch reads whole data files, one file per chunk.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "delta/streaming_source.h"
+#include "fs/file_system.h"
+#include "stream/flow_source.h"
+
+namespace weir::stream {
+
+class DeltaFlowSource : public FlowSource {
+ public:
+  // Opens the table at `table_path` (NotFound, naming `table_name`, when it does not exist yet).
+  // `options` are Delta's reader options (startingVersion, maxFilesPerTrigger, ...).
+  static Result<std::unique_ptr<DeltaFlowSource>> Open(fs::FileSystem* fs, std::string table_name,
+                                                       std::string table_path,
+                                                       const std::map<std::string, std::string>& options,
+                                                       std::function<void(const std::string&)> log);
+
+  const columnar::Schema& schema() const override { return source_->schema(); }
+  std::string description() const override;
+  Status StartFresh(Checkpoint& checkpoint, const delta::Snapshot& table) override;
+  Status Restore(const std::optional<std::string>& end_json, Checkpoint& checkpoint) override;
+  Result<std::optional<std::string>> PlanNext(const Trigger& trigger, int64_t trigger_start_ms) override;
+  int64_t BacklogRows() const override { return backlog_rows_; }
+  Status PlanRead(const std::string& end_json) override;
+  int64_t PlannedRows() const override;
+  Result<BatchPrefetcher::Producer> Read(int64_t chunk_rows) override;
+  std::map<std::string, int64_t> SinkTxns(const std::string&) const override { return {}; }
+  void Report(const std::string& end_json, SourceProgress* progress) const override;
+  Status Advance(const std::string& end_json) override;
+  std::string StartJson() const override;
+
+ private:
+  DeltaFlowSource() = default;
+
+  std::string table_path_;
+  std::unique_ptr<delta::DeltaSource> source_;
+  std::optional<delta::DeltaSourceOffset> start_;
+  std::optional<std::string> latest_json_;
+  bool available_now_prepared_ = false;
+  int64_t backlog_rows_ = 0;
+  std::vector<delta::DeltaSourceFile> files_;
+  std::function<void(const std::string&)> log_;
+};
+
+}  // namespace weir::stream

@@ -1,0 +1,222 @@
+#include "stream/kafka_flow_source.h"
+
+#include "kafka/offsets.h"
+#include "stream/kafka_rows.h"
+
+namespace weir::stream {
+
+namespace {
+
+// The per-partition progress txn: "weir:<flow>:<topic>:<partition>".
+std::string PartitionAppId(const std::string& flow, const kafka::TopicPartition& tp) {
+  return "weir:" + flow + ":" + tp.topic + ":" + std::to_string(tp.partition);
+}
+
+}  // namespace
+
+KafkaFlowSource::KafkaFlowSource(kafka::KafkaSourceOptions options, std::string flow,
+                                 std::function<void(const std::string&)> log)
+    : options_(std::move(options)),
+      flow_(std::move(flow)),
+      log_(std::move(log)),
+      schema_(KafkaSourceSchema(options_.include_headers)) {}
+
+Result<std::unique_ptr<KafkaFlowSource>> KafkaFlowSource::Open(
+    kafka::KafkaSourceOptions options, std::string flow, std::function<void(const std::string&)> log) {
+  std::unique_ptr<KafkaFlowSource> source(
+      new KafkaFlowSource(std::move(options), std::move(flow), std::move(log)));
+  WEIR_ASSIGN_OR_RETURN(source->source_, kafka::KafkaSource::Open(source->options_));
+  return source;
+}
+
+std::string KafkaFlowSource::description() const {
+  return "KafkaV2[" + options_.subscription.ToString() + "]";
+}
+
+void KafkaFlowSource::ReportWarnings(const kafka::DataLossReporter& reporter) {
+  for (const auto& w : reporter.Warnings()) Log("WARN " + w);
+  skipped_offsets_ += reporter.skipped_offsets();
+}
+
+Result<kafka::PartitionOffsets> KafkaFlowSource::Parse(const std::string& json) const {
+  return kafka::PartitionOffsetsFromJson(json);
+}
+
+// Resumes from the table's per-partition txns of this flow when it has some (the checkpoint was
+// lost or replaced), else from the source's starting offsets.
+Status KafkaFlowSource::StartFresh(Checkpoint& checkpoint, const delta::Snapshot& table) {
+  const std::string prefix = "weir:" + flow_ + ":";
+  kafka::PartitionOffsets from_table;
+  for (const auto& [app_id, txn] : table.transactions()) {
+    if (app_id.rfind(prefix, 0) != 0) continue;
+    std::string rest = app_id.substr(prefix.size());
+    size_t colon = rest.rfind(':');
+    if (colon == std::string::npos) continue;
+    kafka::TopicPartition tp{rest.substr(0, colon), std::stoi(rest.substr(colon + 1))};
+    from_table[tp] = txn.version;
+  }
+  if (!from_table.empty()) {
+    WEIR_ASSIGN_OR_RETURN(std::set<kafka::TopicPartition> partitions, source_->ListPartitions());
+    kafka::PartitionOffsets start;
+    std::set<kafka::TopicPartition> missing;
+    for (const auto& tp : partitions) {
+      auto it = from_table.find(tp);
+      if (it != from_table.end()) {
+        start[tp] = it->second;
+      } else {
+        missing.insert(tp);
+      }
+    }
+    if (!missing.empty()) {  // partitions this flow never wrote: from the earliest offset
+      WEIR_ASSIGN_OR_RETURN(auto earliest, source_->EarliestOffsets(missing));
+      for (const auto& [tp, offset] : earliest) start[tp] = offset;
+    }
+    start_ = start;
+    Log("no checkpoint for " + flow_ + " in " + checkpoint.dir() +
+        ": resuming every partition from the table's per-partition progress " +
+        kafka::PartitionOffsetsToJson(start_) + " (startingOffsets is ignored)");
+  } else {
+    kafka::DataLossReporter reporter(options_.fail_on_data_loss);
+    WEIR_ASSIGN_OR_RETURN(start_, source_->InitialOffsets(&reporter));
+    ReportWarnings(reporter);
+  }
+  Status st = checkpoint.WriteInitialOffsets(0, kafka::PartitionOffsetsToJson(start_));
+  if (st.IsAlreadyExists()) return Status::OK();
+  return st;
+}
+
+Status KafkaFlowSource::Restore(const std::optional<std::string>& end_json, Checkpoint& checkpoint) {
+  if (end_json) {
+    WEIR_ASSIGN_OR_RETURN(start_, Parse(*end_json));
+    return Status::OK();
+  }
+  WEIR_ASSIGN_OR_RETURN(auto json, checkpoint.ReadInitialOffsets(0));
+  if (json) {
+    WEIR_ASSIGN_OR_RETURN(start_, Parse(*json));
+    return Status::OK();
+  }
+  kafka::DataLossReporter reporter(options_.fail_on_data_loss);
+  WEIR_ASSIGN_OR_RETURN(start_, source_->InitialOffsets(&reporter));
+  ReportWarnings(reporter);
+  return Status::OK();
+}
+
+Status KafkaFlowSource::LookUpNewPartitions(const kafka::PartitionOffsets& end) {
+  std::set<kafka::TopicPartition> added;
+  for (const auto& [tp, offset] : end) {
+    if (!start_.count(tp) && !new_partition_earliest_.count(tp)) added.insert(tp);
+  }
+  if (added.empty()) return Status::OK();
+  WEIR_ASSIGN_OR_RETURN(auto earliest, source_->EarliestOffsets(added));
+  for (const auto& [tp, offset] : earliest) new_partition_earliest_[tp] = offset;
+  return Status::OK();
+}
+
+Result<std::optional<std::string>> KafkaFlowSource::PlanNext(const Trigger& trigger,
+                                                            int64_t trigger_start_ms) {
+  const kafka::ReadLimits limits = trigger.kind == Trigger::Kind::kOnce
+                                       ? kafka::ReadLimits{.all_available = true}
+                                       : kafka::ReadLimits::FromOptions(options_);
+  WEIR_ASSIGN_OR_RETURN(std::set<kafka::TopicPartition> partitions, source_->ListPartitions());
+  WEIR_ASSIGN_OR_RETURN(latest_, source_->LatestOffsets(partitions, start_));
+  new_partition_earliest_.clear();
+  WEIR_RETURN_NOT_OK(LookUpNewPartitions(latest_));
+  if (trigger.kind == Trigger::Kind::kAvailableNow && !available_now_cap_) {
+    available_now_cap_ = latest_;  // taken once, at the start
+    backlog_ = 0;
+    for (const auto& [tp, cap] : latest_) {
+      auto from = start_.find(tp);
+      auto earliest = new_partition_earliest_.find(tp);
+      int64_t first = from != start_.end()                        ? from->second
+                      : earliest != new_partition_earliest_.end() ? earliest->second
+                                                                  : cap;
+      if (cap > first) backlog_ += cap - first;
+    }
+  }
+  const kafka::PartitionOffsets& target = available_now_cap_ ? *available_now_cap_ : latest_;
+  kafka::PartitionOffsets end = kafka::PlanBatchEnd(start_, target, new_partition_earliest_, limits,
+                                                    trigger_start_ms, &last_trigger_ms_);
+  // Spark runs a batch when the end offsets differ from the start in any way: new data, new
+  // partitions, or partitions gone (which the batch then reports as data loss).
+  if (end == start_) return std::optional<std::string>();
+  return std::optional<std::string>(kafka::PartitionOffsetsToJson(end));
+}
+
+Status KafkaFlowSource::PlanRead(const std::string& end_json) {
+  WEIR_ASSIGN_OR_RETURN(kafka::PartitionOffsets end, Parse(end_json));
+  // Partitions new in the batch start from their earliest offset, as when it was first planned.
+  WEIR_RETURN_NOT_OK(LookUpNewPartitions(end));
+  if (latest_.empty()) latest_ = end;  // a re-run batch: its end is the latest we know
+  kafka::DataLossReporter reporter(options_.fail_on_data_loss);
+  WEIR_ASSIGN_OR_RETURN(ranges_, kafka::PlanBatchRanges(start_, end, new_partition_earliest_,
+                                                        options_.group_id.has_value(),
+                                                        kafka::RangeSplit{}, &reporter));
+  ReportWarnings(reporter);
+  return Status::OK();
+}
+
+int64_t KafkaFlowSource::PlannedRows() const {
+  int64_t rows = 0;
+  for (const auto& r : ranges_) rows += r.size();
+  return rows;
+}
+
+Result<BatchPrefetcher::Producer> KafkaFlowSource::Read(int64_t chunk_rows) {
+  WEIR_ASSIGN_OR_RETURN(reader_, source_->Read(ranges_));
+  std::shared_ptr<kafka::RangeReader> reader = reader_;
+  const bool headers = options_.include_headers;
+  columnar::Schema schema = schema_;
+  return BatchPrefetcher::Producer([reader, headers, schema, chunk_rows]()
+                                       -> Result<std::optional<columnar::Batch>> {
+    while (!reader->done()) {
+      WEIR_ASSIGN_OR_RETURN(kafka::RecordBatch records, reader->Next(static_cast<size_t>(chunk_rows)));
+      if (records.empty()) continue;
+      auto shared = std::make_shared<const kafka::RecordBatch>(std::move(records));
+      columnar::Batch input(schema);
+      AppendKafkaRecords(shared, headers, &input);
+      return std::optional<columnar::Batch>(std::move(input));
+    }
+    return std::optional<columnar::Batch>();
+  });
+}
+
+void KafkaFlowSource::FinishRead() {
+  if (!reader_) return;
+  for (const auto& w : reader_->stats().warnings) Log("WARN " + w);
+  skipped_offsets_ += reader_->stats().skipped_offsets;
+  avg_record_bytes_ = reader_->stats().AvgRecordBytes();
+  reader_.reset();
+}
+
+std::map<std::string, int64_t> KafkaFlowSource::SinkTxns(const std::string& end_json) const {
+  std::map<std::string, int64_t> txns;
+  auto end = kafka::PartitionOffsetsFromJson(end_json);
+  if (!end.ok()) return txns;
+  for (const auto& [tp, offset] : *end) txns[PartitionAppId(flow_, tp)] = offset;
+  return txns;
+}
+
+void KafkaFlowSource::Report(const std::string& end_json, SourceProgress* progress) const {
+  progress->description = description();
+  progress->start_offset = kafka::PartitionOffsetsToJson(start_);
+  progress->end_offset = end_json;
+  progress->latest_offset = kafka::PartitionOffsetsToJson(latest_);
+  auto end = kafka::PartitionOffsetsFromJson(end_json);
+  if (end.ok()) {
+    auto lag = kafka::ComputeLag(*end, latest_, avg_record_bytes_ > 0
+                                                    ? std::optional<double>(avg_record_bytes_)
+                                                    : std::nullopt);
+    if (lag) progress->metrics = lag->ToSparkMetrics();
+  }
+  if (skipped_offsets_ > 0) progress->metrics["weir.skippedOffsets"] = std::to_string(skipped_offsets_);
+}
+
+Status KafkaFlowSource::Advance(const std::string& end_json) {
+  WEIR_ASSIGN_OR_RETURN(start_, Parse(end_json));
+  ranges_.clear();
+  return Status::OK();
+}
+
+std::string KafkaFlowSource::StartJson() const { return kafka::PartitionOffsetsToJson(start_); }
+
+}  // namespace weir::stream

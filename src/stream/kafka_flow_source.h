@@ -1,0 +1,69 @@
+// KafkaFlowSource: a Kafka / Event Hubs subscription as a flow source, planned as Spark's
+// KafkaMicroBatchStream plans it (kafka/planner.h): rate limits, availableNow cap, new and
+// deleted partitions, data-loss checks. With the batch it commits one txn per partition,
+// appId "weir:<flow>:<topic>:<partition>" with the next offset, so a flow whose checkpoint was
+// lost resumes every partition from its table.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "kafka/consumer.h"
+#include "kafka/options.h"
+#include "kafka/planner.h"
+#include "stream/flow_source.h"
+
+namespace weir::stream {
+
+class KafkaFlowSource : public FlowSource {
+ public:
+  // `flow` is the streaming table's full name; `log` gets one line per warning.
+  static Result<std::unique_ptr<KafkaFlowSource>> Open(kafka::KafkaSourceOptions options,
+                                                       std::string flow,
+                                                       std::function<void(const std::string&)> log);
+
+  const columnar::Schema& schema() const override { return schema_; }
+  std::string description() const override;
+  Status StartFresh(Checkpoint& checkpoint, const delta::Snapshot& table) override;
+  Status Restore(const std::optional<std::string>& end_json, Checkpoint& checkpoint) override;
+  Result<std::optional<std::string>> PlanNext(const Trigger& trigger, int64_t trigger_start_ms) override;
+  int64_t BacklogRows() const override { return backlog_; }
+  Status PlanRead(const std::string& end_json) override;
+  int64_t PlannedRows() const override;
+  Result<BatchPrefetcher::Producer> Read(int64_t chunk_rows) override;
+  void FinishRead() override;
+  std::map<std::string, int64_t> SinkTxns(const std::string& end_json) const override;
+  void Report(const std::string& end_json, SourceProgress* progress) const override;
+  Status Advance(const std::string& end_json) override;
+  std::string StartJson() const override;
+
+ private:
+  KafkaFlowSource(kafka::KafkaSourceOptions options, std::string flow,
+                  std::function<void(const std::string&)> log);
+  void Log(const std::string& line) const {
+    if (log_) log_(line);
+  }
+  void ReportWarnings(const kafka::DataLossReporter& reporter);
+  Result<kafka::PartitionOffsets> Parse(const std::string& json) const;
+  // Earliest offsets of the partitions in `end` that are not in start_ (new in the batch).
+  Status LookUpNewPartitions(const kafka::PartitionOffsets& end);
+
+  kafka::KafkaSourceOptions options_;
+  std::string flow_;
+  std::function<void(const std::string&)> log_;
+  columnar::Schema schema_;
+  std::unique_ptr<kafka::KafkaSource> source_;
+  kafka::PartitionOffsets start_;
+  kafka::PartitionOffsets latest_;  // as of the last PlanNext (or the re-run batch's end)
+  kafka::PartitionOffsets new_partition_earliest_;
+  std::optional<kafka::PartitionOffsets> available_now_cap_;
+  int64_t last_trigger_ms_ = 0;
+  int64_t backlog_ = 0;
+  std::vector<kafka::OffsetRange> ranges_;
+  std::shared_ptr<kafka::RangeReader> reader_;
+  int64_t skipped_offsets_ = 0;
+  double avg_record_bytes_ = 0;
+};
+
+}  // namespace weir::stream
