@@ -10,11 +10,12 @@ namespace weir::stream {
 
 namespace {
 
-// Offsets are JSON text; a malformed or empty one is reported as null rather than failing.
-nlohmann::json OffsetJson(const std::string& text) {
+// Offsets are JSON text, reported with their fields in the source's order; a malformed or empty
+// one is reported as null rather than failing.
+nlohmann::ordered_json OffsetJson(const std::string& text) {
   if (text.empty()) return nullptr;
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  return j.is_discarded() ? nlohmann::json(text) : j;
+  auto j = nlohmann::ordered_json::parse(text, nullptr, false);
+  return j.is_discarded() ? nlohmann::ordered_json(text) : j;
 }
 
 double Finite(double v) { return std::isfinite(v) ? v : 0.0; }
