@@ -44,6 +44,9 @@ struct BoundExpr {
   std::vector<BoundExprPtr> children;
   sql::Location location;  // where the expression starts in the SQL text
   std::string sql;         // the expression as SQL, for messages
+  // Referenced more than once in a projection (Projection::Make shares equal subtrees, e.g. the
+  // from_json(...) under five field accesses): evaluated once per batch (EvalContext caches it).
+  bool shared = false;
 
   // True for a literal NULL (typed or not).
   bool IsNullLiteral() const { return kind == Kind::kLiteral && literal->IsNull(0); }

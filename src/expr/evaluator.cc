@@ -82,8 +82,27 @@ Vector StructField(Vector parent, int index) {
 
 }  // namespace
 
+namespace {
+
+Result<Vector> EvaluateNode(const BoundExpr& expr, const columnar::Batch& batch, EvalContext& context);
+
+}  // namespace
+
 Result<Vector> EvaluateVector(const BoundExpr& expr, const columnar::Batch& batch,
                               EvalContext& context) {
+  if (!expr.shared) return EvaluateNode(expr, batch, context);
+  auto key = std::make_pair(&expr, &batch);
+  auto it = context.shared_results.find(key);
+  if (it == context.shared_results.end()) {
+    WEIR_ASSIGN_OR_RETURN(Vector v, EvaluateNode(expr, batch, context));
+    it = context.shared_results.emplace(key, std::move(v)).first;
+  }
+  return Vector::Borrow(&it->second.column(), it->second.constant());
+}
+
+namespace {
+
+Result<Vector> EvaluateNode(const BoundExpr& expr, const columnar::Batch& batch, EvalContext& context) {
   int64_t num_rows = batch.num_rows();
   switch (expr.kind) {
     case BoundExpr::Kind::kColumn:
@@ -146,6 +165,8 @@ Result<Vector> EvaluateVector(const BoundExpr& expr, const columnar::Batch& batc
   }
   return Status::Internal("unknown bound expression kind");
 }
+
+}  // namespace
 
 Result<Column> Evaluate(const BoundExpr& expr, const columnar::Batch& batch, EvalContext& context) {
   WEIR_ASSIGN_OR_RETURN(Vector v, EvaluateVector(expr, batch, context));

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,26 +48,6 @@ class RowErrors {
   std::vector<std::string> reasons_;
 };
 
-struct EvalContext {
-  // current_timestamp() for the whole batch (Spark fixes it per micro-batch): microseconds UTC.
-  int64_t current_timestamp_micros = 0;
-  // spark.sql.ansi.enabled: invalid casts mark the row in row_errors instead of silently
-  // becoming NULL.
-  bool ansi = false;
-  RowErrors row_errors;
-  // Rows whose input did not parse (from_json on malformed JSON, which still yields Spark's
-  // PERMISSIVE result): a flow with a quarantine table routes them there with the reason;
-  // otherwise they are kept as Spark keeps them.
-  RowErrors malformed;
-
-  // Prepares for a batch: sizes row_errors and sets the batch timestamp.
-  void StartBatch(int64_t num_rows, int64_t batch_timestamp_micros) {
-    row_errors.Reset(num_rows);
-    malformed.Reset(num_rows);
-    current_timestamp_micros = batch_timestamp_micros;
-  }
-};
-
 // An intermediate result: a column of the batch's rows, or one constant row standing for all of
 // them. It either borrows a column (an input column or a literal, which must outlive it) or owns
 // one.
@@ -100,6 +81,30 @@ class Vector {
   const columnar::Column* borrowed_ = nullptr;
   std::optional<columnar::Column> owned_;
   bool constant_ = false;
+};
+
+struct EvalContext {
+  // current_timestamp() for the whole batch (Spark fixes it per micro-batch): microseconds UTC.
+  int64_t current_timestamp_micros = 0;
+  // spark.sql.ansi.enabled: invalid casts mark the row in row_errors instead of silently
+  // becoming NULL.
+  bool ansi = false;
+  RowErrors row_errors;
+  // Rows whose input did not parse (from_json on malformed JSON, which still yields Spark's
+  // PERMISSIVE result): a flow with a quarantine table routes them there with the reason;
+  // otherwise they are kept as Spark keeps them.
+  RowErrors malformed;
+  // Results of shared subexpressions (BoundExpr::shared) for the batch being evaluated, by node
+  // and batch; Projection::Evaluate and Filter::Select clear it before and after.
+  std::map<std::pair<const BoundExpr*, const columnar::Batch*>, Vector> shared_results;
+
+  // Prepares for a batch: sizes row_errors and sets the batch timestamp.
+  void StartBatch(int64_t num_rows, int64_t batch_timestamp_micros) {
+    row_errors.Reset(num_rows);
+    malformed.Reset(num_rows);
+    shared_results.clear();
+    current_timestamp_micros = batch_timestamp_micros;
+  }
 };
 
 // Evaluates `expr` over `batch`; the result may borrow from `batch` and from `expr`, which must

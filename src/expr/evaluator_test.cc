@@ -199,6 +199,28 @@ TEST(ProjectionTest, SeedBronzeProjection) {
   EXPECT_EQ(out.columns[5].Value<int64_t>(1), kBatchTime);
 }
 
+TEST(ProjectionTest, EqualSubexpressionsAreSharedAndEvaluatedOnce) {
+  auto buffer = std::make_shared<std::string>("SO-1{\"event_id\":\"e1\"}{\"event_id\":\"e2\"}");
+  Batch batch = MakeKafkaBatch(buffer);
+  ASSERT_OK_AND_ASSIGN(sql::Query q, sql::ParseQuery(
+      "SELECT upper(CAST(value AS STRING)) AS a, length(upper(CAST(value AS STRING))) AS b, "
+      "uuid() AS u1, uuid() AS u2, upper(CAST(key AS STRING)) AS c FROM kafka"));
+  ASSERT_OK_AND_ASSIGN(Projection p, Projection::Make(q.select_list, batch.schema));
+  const auto& cols = p.columns();
+  // b's argument is a's node, evaluated once per batch.
+  EXPECT_EQ(cols[1].expr->children[0].get(), cols[0].expr.get());
+  EXPECT_TRUE(cols[0].expr->shared);
+  EXPECT_FALSE(cols[4].expr->shared);
+  EXPECT_NE(cols[2].expr.get(), cols[3].expr.get());  // uuid() is never shared
+  EvalContext context;
+  context.StartBatch(batch.num_rows(), kBatchTime);
+  ASSERT_OK_AND_ASSIGN(Batch out, p.Evaluate(batch, context));
+  EXPECT_EQ(out.columns[0].StringAt(1), "{\"EVENT_ID\":\"E2\"}");
+  EXPECT_EQ(out.columns[1].Value<int32_t>(1), 17);
+  EXPECT_NE(out.columns[2].StringAt(0), out.columns[3].StringAt(0));
+  EXPECT_TRUE(context.shared_results.empty());  // nothing outlives the evaluation
+}
+
 TEST(ProjectionTest, FilterKeepsTrueRowsAndTakeRowsGathers) {
   auto schema = *columnar::ParseDdlSchema("id STRING, n INT, tags ARRAY<STRING>");
   Batch batch(schema);

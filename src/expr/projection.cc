@@ -1,5 +1,6 @@
 #include "expr/projection.h"
 
+#include <map>
 #include <set>
 
 #include "expr/functions.h"
@@ -29,7 +30,83 @@ Result<Projection> Projection::Make(const std::vector<sql::SelectItem>& items,
   return Make(std::move(columns));
 }
 
+namespace {
+
+// Shares equal subtrees among a projection's columns (hash-consing by structure), marking the
+// nodes used more than once so that each is evaluated once per batch. Calls whose result
+// differs per evaluation (uuid()) and lambdas are never shared.
+class SubexpressionSharer {
+ public:
+  BoundExprPtr Intern(const BoundExprPtr& e) {
+    if (e->kind == BoundExpr::Kind::kLambda) return e;
+    if (e->kind == BoundExpr::Kind::kCall && e->children.empty() && !e->function->constant_per_batch) {
+      return e;
+    }
+    std::vector<BoundExprPtr> children;
+    std::string key = std::to_string(static_cast<int>(e->kind)) + "|" + e->type->ToDdl() + "|" +
+                      std::to_string(e->index) + "|" + std::to_string(e->try_cast) + "|" +
+                      (e->kind == BoundExpr::Kind::kLiteral ? e->sql : std::string()) + "|" +
+                      std::to_string(reinterpret_cast<uintptr_t>(e->function)) + "(";
+    bool same_children = true;
+    for (const BoundExprPtr& child : e->children) {
+      BoundExprPtr interned = Intern(child);
+      if (interned == nullptr) return e;  // a child that cannot be shared
+      same_children &= interned == child;
+      key += std::to_string(reinterpret_cast<uintptr_t>(interned.get())) + ",";
+      children.push_back(std::move(interned));
+    }
+    auto it = nodes_.find(key);
+    if (it != nodes_.end()) {
+      ++uses_[it->second.get()];
+      return it->second;
+    }
+    BoundExprPtr node = e;
+    if (!same_children) {
+      auto copy = std::make_shared<BoundExpr>(*e);
+      copy->children = std::move(children);
+      node = copy;
+    }
+    nodes_.emplace(std::move(key), node);
+    uses_[node.get()] = 1;
+    return node;
+  }
+
+  // Rebuilds `e` with the shared flag set on every node used more than once (only calls and
+  // casts: column references and literals cost nothing to evaluate again).
+  BoundExprPtr Mark(const BoundExprPtr& e) {
+    bool shared = uses_[e.get()] > 1 &&
+                  (e->kind == BoundExpr::Kind::kCall || e->kind == BoundExpr::Kind::kCast);
+    auto done = marked_.find(e.get());
+    if (done != marked_.end()) return done->second;
+    std::vector<BoundExprPtr> children;
+    bool changed = shared;
+    for (const BoundExprPtr& child : e->children) {
+      children.push_back(e->kind == BoundExpr::Kind::kLambda ? child : Mark(child));
+      changed |= children.back() != child;
+    }
+    BoundExprPtr out = e;
+    if (changed) {
+      auto copy = std::make_shared<BoundExpr>(*e);
+      copy->children = std::move(children);
+      copy->shared = shared;
+      out = copy;
+    }
+    marked_.emplace(e.get(), out);
+    return out;
+  }
+
+ private:
+  std::map<std::string, BoundExprPtr> nodes_;
+  std::map<const BoundExpr*, int> uses_;
+  std::map<const BoundExpr*, BoundExprPtr> marked_;
+};
+
+}  // namespace
+
 Result<Projection> Projection::Make(std::vector<NamedExpr> columns) {
+  SubexpressionSharer sharer;
+  for (NamedExpr& c : columns) c.expr = sharer.Intern(c.expr);
+  for (NamedExpr& c : columns) c.expr = sharer.Mark(c.expr);
   Projection p;
   std::set<std::string> names;
   for (const NamedExpr& c : columns) {
@@ -45,6 +122,7 @@ Result<Projection> Projection::Make(std::vector<NamedExpr> columns) {
 }
 
 Result<Batch> Projection::Evaluate(const Batch& input, EvalContext& context) const {
+  context.shared_results.clear();
   Batch out;
   out.schema = output_schema_;
   out.columns.reserve(columns_.size());
@@ -53,10 +131,12 @@ Result<Batch> Projection::Evaluate(const Batch& input, EvalContext& context) con
     WEIR_ASSIGN_OR_RETURN(Column column, expr::Evaluate(*c.expr, input, context));
     out.columns.push_back(std::move(column));
   }
+  context.shared_results.clear();
   return out;
 }
 
 Result<Batch> Projection::Evaluate(Batch&& input, EvalContext& context) const {
+  context.shared_results.clear();
   Batch out;
   out.schema = output_schema_;
   out.num_rows_without_columns = input.num_rows();
@@ -76,6 +156,7 @@ Result<Batch> Projection::Evaluate(Batch&& input, EvalContext& context) const {
     WEIR_ASSIGN_OR_RETURN(Column column, expr::Evaluate(e, input, context));
     out.columns.push_back(std::move(column));
   }
+  context.shared_results.clear();  // they may borrow the input's columns
   for (size_t i = 0; i < columns_.size(); ++i) {
     if (moved_from[i] >= 0) out.columns[i] = std::move(input.columns[moved_from[i]]);
   }
@@ -102,6 +183,7 @@ std::vector<int32_t> TrueRows(const Column& predicate) {
 }
 
 Result<std::vector<int32_t>> Filter::Select(const Batch& input, EvalContext& context) const {
+  context.shared_results.clear();
   WEIR_ASSIGN_OR_RETURN(Vector v, EvaluateVector(*condition_, input, context));
   if (v.constant()) {
     std::vector<int32_t> rows;
