@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "expr/binder.h"
 #include "expr/evaluator.h"
 #include "columnar/json_lines.h"
 #include "expr/projection.h"
@@ -29,18 +30,23 @@ struct BoundExpectation {
 // constraints).
 class SqlTransform : public Transform {
  public:
+  // With a watermark, the projection's last column is the event time (not a table column).
   SqlTransform(std::string table, expr::Projection projection, std::optional<expr::Filter> filter,
                std::vector<BoundExpectation> expectations,
-               std::optional<columnar::Schema> quarantine_schema)
+               std::optional<columnar::Schema> quarantine_schema, std::optional<Watermark> watermark)
       : table_(std::move(table)),
         projection_(std::move(projection)),
         filter_(std::move(filter)),
         expectations_(std::move(expectations)),
-        quarantine_schema_(std::move(quarantine_schema)) {
+        quarantine_schema_(std::move(quarantine_schema)),
+        watermark_(std::move(watermark)),
+        output_schema_(projection_.output_schema()) {
+    if (watermark_) output_schema_.fields.pop_back();
     ResetMetrics();
   }
 
-  const columnar::Schema& output_schema() const override { return projection_.output_schema(); }
+  const columnar::Schema& output_schema() const override { return output_schema_; }
+  std::optional<Watermark> watermark() const override { return watermark_; }
   const columnar::Schema* quarantine_schema() const override {
     return quarantine_schema_ ? &*quarantine_schema_ : nullptr;
   }
@@ -119,6 +125,7 @@ class SqlTransform : public Transform {
     TransformResult result;
     if (reasons.empty() && dropped.empty()) {
       result.rows = std::move(out);
+      SplitEventTime(&result);
       return result;
     }
     std::vector<int32_t> keep, quarantine;
@@ -133,6 +140,7 @@ class SqlTransform : public Transform {
       }
     }
     result.rows = expr::TakeRows(out, keep);
+    SplitEventTime(&result);
     if (!quarantine.empty()) {
       metrics_.quarantined_records += static_cast<int64_t>(quarantine.size());
       columnar::Batch q = expr::TakeRows(*rows_in, quarantine);
@@ -151,6 +159,14 @@ class SqlTransform : public Transform {
   }
 
  private:
+  // Moves the hidden event-time column (flows with a watermark) out of the table's rows.
+  void SplitEventTime(TransformResult* result) const {
+    if (!watermark_) return;
+    result->event_time = std::move(result->rows.columns.back());
+    result->rows.columns.pop_back();
+    result->rows.schema = output_schema_;
+  }
+
   void ResetMetrics() {
     metrics_ = DataQualityMetrics();
     for (const BoundExpectation& e : expectations_) {
@@ -163,6 +179,8 @@ class SqlTransform : public Transform {
   std::optional<expr::Filter> filter_;
   std::vector<BoundExpectation> expectations_;
   std::optional<columnar::Schema> quarantine_schema_;
+  std::optional<Watermark> watermark_;
+  columnar::Schema output_schema_;
   expr::EvalContext context_;
   DataQualityMetrics metrics_;
 };
@@ -180,7 +198,24 @@ Result<std::shared_ptr<Transform>> MakeSqlTransform(const sql::StreamingTableDef
                                                     const columnar::Schema& input) {
   const std::string table = definition.name.ToString();
   const sql::Query& query = definition.query();
-  WEIR_ASSIGN_OR_RETURN(expr::Projection projection, expr::Projection::Make(query.select_list, input));
+  expr::Binder binder(input);
+  WEIR_ASSIGN_OR_RETURN(std::vector<expr::NamedExpr> columns, binder.BindSelectList(query.select_list));
+  std::optional<Transform::Watermark> watermark;
+  if (query.from && query.from->watermark) {
+    // The event time rides along as a last, hidden column, so it shares work (from_json) with
+    // the select list and is filtered with the rows.
+    const sql::Watermark& w = *query.from->watermark;
+    WEIR_ASSIGN_OR_RETURN(expr::BoundExprPtr event_time, binder.Bind(*w.event_time));
+    if (event_time->type->id() != columnar::TypeId::kTimestamp &&
+        event_time->type->id() != columnar::TypeId::kTimestampNtz) {
+      return Status::InvalidArgument(w.location.ToString() + ": the WATERMARK column " +
+                                     w.column_name + " is " + event_time->type->ToDdl() +
+                                     "; event time must be a TIMESTAMP (use to_timestamp(...))");
+    }
+    columns.push_back({"__weir_event_time", std::move(event_time), w.location});
+    watermark = Transform::Watermark{w.column_name, w.delay.ApproximateMicros() / 1000};
+  }
+  WEIR_ASSIGN_OR_RETURN(expr::Projection projection, expr::Projection::Make(std::move(columns)));
   std::optional<expr::Filter> filter;
   if (query.where) {
     WEIR_ASSIGN_OR_RETURN(expr::Filter f, expr::Filter::Make(*query.where, input));
@@ -188,7 +223,9 @@ Result<std::shared_ptr<Transform>> MakeSqlTransform(const sql::StreamingTableDef
   }
   std::vector<BoundExpectation> expectations;
   for (const sql::Expectation& e : definition.statement.expectations) {
-    auto condition = expr::Filter::Make(*e.condition, projection.output_schema());
+    columnar::Schema rows = projection.output_schema();
+    if (watermark) rows.fields.pop_back();
+    auto condition = expr::Filter::Make(*e.condition, rows);
     if (!condition.ok()) {
       return condition.status().WithContext("expectation '" + e.name + "' of " + table);
     }
@@ -212,7 +249,7 @@ Result<std::shared_ptr<Transform>> MakeSqlTransform(const sql::StreamingTableDef
   }
   return std::shared_ptr<Transform>(std::make_shared<SqlTransform>(
       table, std::move(projection), std::move(filter), std::move(expectations),
-      std::move(quarantine)));
+      std::move(quarantine), std::move(watermark)));
 }
 
 }  // namespace
@@ -228,6 +265,7 @@ std::string LakehouseLayout::CheckpointDir(const sql::TableIdentifier& name) con
 Result<FlowSpec> MakeFlow(const sql::StreamingTableDefinition& definition,
                           const LakehouseLayout& lakehouse) {
   const std::string table = definition.name.ToString();
+  const sql::Query& query = definition.query();
   FlowSpec spec;
   spec.name = table;
   spec.table_path = lakehouse.TablePath(definition.name);
@@ -238,6 +276,10 @@ Result<FlowSpec> MakeFlow(const sql::StreamingTableDefinition& definition,
   }
   spec.partition_by = definition.statement.partition_by;
   spec.table_properties = definition.statement.table_properties;
+  if (query.drop_duplicates) {
+    spec.drop_duplicates = FlowSpec::Deduplication{query.drop_duplicates->within_watermark,
+                                                   query.drop_duplicates->columns};
+  }
   if (definition.source_kind == sql::FromClause::Kind::kTable) {
     spec.delta = FlowSpec::DeltaTable{definition.source_table.ToString(),
                                       lakehouse.TablePath(definition.source_table), {}};

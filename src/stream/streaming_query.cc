@@ -3,11 +3,14 @@
 #include <chrono>
 #include <thread>
 
+#include "expr/projection.h"
 #include "stream/checkpoint.h"
+#include "stream/deduplicate.h"
 #include "stream/delta_flow_source.h"
 #include "stream/kafka_flow_source.h"
 #include "stream/prefetcher.h"
 #include "stream/table_sink.h"
+#include "stream/watermark.h"
 
 namespace weir::stream {
 
@@ -53,6 +56,10 @@ class StreamingQuery::Impl {
       WEIR_ASSIGN_OR_RETURN(transform_, spec_.make_transform(source_->schema()));
     }
     output_schema_ = transform_ ? transform_->output_schema() : source_->schema();
+    if (transform_ && transform_->watermark()) {
+      tracker_.emplace(std::vector<int64_t>{transform_->watermark()->delay_ms});
+    }
+    WEIR_RETURN_NOT_OK(PrepareDeduplication());
     WEIR_ASSIGN_OR_RETURN(sink_, TableSink::Open(fs_, {.name = spec_.name,
                                                        .path = spec_.table_path,
                                                        .schema = output_schema_,
@@ -69,6 +76,45 @@ class StreamingQuery::Impl {
     return Status::OK();
   }
 
+  // DROP DUPLICATES: the operator's input is the table's rows plus, with a watermark, the event
+  // time as a last column (which a key naming the watermark column refers to).
+  Status PrepareDeduplication() {
+    if (!spec_.drop_duplicates) return Status::OK();
+    std::optional<Transform::Watermark> watermark = transform_ ? transform_->watermark() : std::nullopt;
+    dedup_schema_ = output_schema_;
+    dedup_options_.mode = spec_.drop_duplicates->within_watermark ? DeduplicateMode::kWithinWatermark
+                                                                  : DeduplicateMode::kDropDuplicates;
+    if (watermark) {
+      dedup_schema_.fields.push_back({"__weir_event_time", columnar::DataType::Timestamp(), true});
+      dedup_options_.event_time_column = dedup_schema_.num_fields() - 1;
+      dedup_options_.delay_ms = watermark->delay_ms;
+    } else if (spec_.drop_duplicates->within_watermark) {
+      return Status::InvalidArgument(spec_.name + ": DROP DUPLICATES WITHIN WATERMARK needs a WATERMARK");
+    }
+    for (const std::string& name : spec_.drop_duplicates->columns) {
+      int index = watermark && EqualsIgnoreCase(name, watermark->column)
+                      ? dedup_options_.event_time_column
+                      : output_schema_.FieldIndex(name);
+      if (index < 0) {
+        return Status::InvalidArgument(spec_.name + ": DROP DUPLICATES column " + name +
+                                       " is not an output column; the output has " +
+                                       output_schema_.ToDdl());
+      }
+      dedup_options_.key_columns.push_back(index);
+    }
+    return Status::OK();
+  }
+
+  static bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   const std::string& id() const { return checkpoint_->query_id(); }
   std::string next_offsets() const { return source_->StartJson(); }
 
@@ -77,6 +123,9 @@ class StreamingQuery::Impl {
     WEIR_ASSIGN_OR_RETURN(RestartPlan plan, checkpoint_->PlanRestart());
     int64_t batch_id = plan.batch_id;
     watermark_ms_ = plan.watermark_ms;
+    previous_watermark_ms_ = plan.start ? plan.start->batch_watermark_ms : 0;
+    if (plan.kind == RestartPlan::Kind::kRerun) watermark_ms_ = plan.end->batch_watermark_ms;
+    if (tracker_) tracker_->SetWatermark(watermark_ms_);
     switch (plan.kind) {
       case RestartPlan::Kind::kFresh:
         WEIR_RETURN_NOT_OK(source_->StartFresh(*checkpoint_, *sink_->table().snapshot()));
@@ -182,6 +231,7 @@ class StreamingQuery::Impl {
     // walCommit: offsets/N before anything is written (skipped when re-running a logged batch).
     Stopwatch wal;
     auto existing = checkpoint_->ReadOffsets(batch_id);
+    if (existing.ok()) watermark_ms_ = existing->batch_watermark_ms;
     if (!existing.ok()) {
       if (!existing.status().IsNotFound()) return existing.status();
       OffsetSeq seq;
@@ -216,6 +266,12 @@ class StreamingQuery::Impl {
     } else {
       // Fetching (and laying records out as columns) runs a chunk ahead of transforming and
       // encoding, on its own thread.
+      std::unique_ptr<Deduplicate> dedup;
+      if (spec_.drop_duplicates) {
+        // The state as of the previous batch (a re-run sees exactly what the first run saw).
+        WEIR_ASSIGN_OR_RETURN(dedup, Deduplicate::Open(fs_, StateStoreDir(spec_.checkpoint_dir, 0),
+                                                       batch_id - 1, dedup_schema_, dedup_options_));
+      }
       WEIR_ASSIGN_OR_RETURN(BatchPrefetcher::Producer producer, source_->Read(options_.chunk_records));
       BatchPrefetcher prefetcher(std::move(producer), /*depth=*/1);
       auto fail = [&](Status st) {
@@ -246,6 +302,20 @@ class StreamingQuery::Impl {
         }
         auto out = transform_->Apply(input, batch_timestamp_ms);
         if (!out.ok()) return fail(out.status());
+        if (tracker_ && out->event_time) {
+          Status observed = tracker_->Observe(0, *out->event_time);
+          if (!observed.ok()) return fail(observed);
+        }
+        if (dedup) {
+          columnar::Batch keyed = out->rows;  // shares buffers
+          keyed.schema = dedup_schema_;
+          if (out->event_time) keyed.columns.push_back(*out->event_time);
+          auto keep = dedup->Process(keyed, previous_watermark_ms_);
+          if (!keep.ok()) return fail(keep.status());
+          if (static_cast<int64_t>(keep->size()) != out->rows.num_rows()) {
+            out->rows = expr::TakeRows(out->rows, *keep);
+          }
+        }
         output_rows += out->rows.num_rows();
         Status st = sink_->Write(out->rows);
         if (st.ok() && quarantine_sink_ && !quarantine_done) st = quarantine_sink_->Write(out->quarantined);
@@ -253,6 +323,13 @@ class StreamingQuery::Impl {
       }
       prefetcher.Stop();
       source_->FinishRead();
+      if (dedup) {
+        // State first: a crash after it re-runs the batch from the previous version.
+        Status st = dedup->EvictExpired(watermark_ms_);
+        if (st.ok()) st = dedup->Commit(batch_id);
+        if (!st.ok()) return fail(st);
+        progress.state_operators.push_back(dedup->progress());
+      }
       if (quarantine_sink_ && !quarantine_done) {
         auto committed = quarantine_sink_->Commit(id(), batch_id, {});
         if (!committed.ok()) return fail(committed.status());
@@ -266,7 +343,18 @@ class StreamingQuery::Impl {
 
     // commitOffsets: commits/N after the sink commit.
     Stopwatch commit_watch;
-    Status st = checkpoint_->WriteCommit(batch_id, CommitMetadata{watermark_ms_});
+    int64_t next_watermark_ms = watermark_ms_;
+    if (tracker_) {
+      EventTimeStats stats = tracker_->MergedBatchStats();
+      if (stats.count > 0) {
+        progress.event_time["min"] = FormatProgressTimestamp(stats.min_ms);
+        progress.event_time["max"] = FormatProgressTimestamp(stats.max_ms);
+        progress.event_time["avg"] = FormatProgressTimestamp(static_cast<int64_t>(stats.avg_ms));
+      }
+      progress.event_time["watermark"] = FormatProgressTimestamp(watermark_ms_);
+      next_watermark_ms = tracker_->EndBatch();
+    }
+    Status st = checkpoint_->WriteCommit(batch_id, CommitMetadata{next_watermark_ms});
     if (!st.ok() && !st.IsAlreadyExists()) return st;
     WEIR_RETURN_NOT_OK(checkpoint_->Purge(batch_id));
     progress.duration_ms["commitOffsets"] = commit_watch.ElapsedMs();
@@ -300,6 +388,8 @@ class StreamingQuery::Impl {
       if (auto quality = transform_->TakeMetrics()) progress.extra["data_quality"] = quality->ToJson();
     }
     WEIR_RETURN_NOT_OK(source_->Advance(end));
+    previous_watermark_ms_ = watermark_ms_;
+    watermark_ms_ = next_watermark_ms;
     if (options_.on_progress) options_.on_progress(progress);
     return Status::OK();
   }
@@ -314,7 +404,11 @@ class StreamingQuery::Impl {
   std::unique_ptr<TableSink> sink_;
   std::unique_ptr<TableSink> quarantine_sink_;  // when the flow has a quarantine table
   columnar::Schema output_schema_;
-  int64_t watermark_ms_ = 0;
+  std::optional<WatermarkTracker> tracker_;  // flows with a WATERMARK
+  columnar::Schema dedup_schema_;            // DROP DUPLICATES: its input rows
+  DeduplicateOptions dedup_options_;
+  int64_t watermark_ms_ = 0;           // this batch's (offsets/N batchWatermarkMs)
+  int64_t previous_watermark_ms_ = 0;  // the previous batch's: rows at or before it are late
   int64_t last_trigger_start_ms_ = 0;
   int64_t backfill_total_ = 0;  // availableNow: rows between the start and the end of the run
   int64_t backfill_done_ = 0;

@@ -31,6 +31,8 @@ namespace weir::stream {
 struct TransformResult {
   columnar::Batch rows;         // for the flow's table
   columnar::Batch quarantined;  // for the quarantine table (quarantine_schema()); may be empty
+  // Flows with a WATERMARK: the event time (TIMESTAMP) of each row of `rows`.
+  std::optional<columnar::Column> event_time;
 };
 
 // The flow's SELECT: turns source rows into table rows. Implementations must not keep references
@@ -41,6 +43,12 @@ class Transform {
   virtual const columnar::Schema& output_schema() const = 0;
   // The quarantine table's schema, or nullptr when the flow has none.
   virtual const columnar::Schema* quarantine_schema() const { return nullptr; }
+  // The WATERMARK clause: the event-time column's name and the delay; nullopt without one.
+  struct Watermark {
+    std::string column;
+    int64_t delay_ms = 0;
+  };
+  virtual std::optional<Watermark> watermark() const { return std::nullopt; }
   // `batch_timestamp_ms` is the batch's logical time (current_timestamp() in Spark). An error
   // stops the flow (an expectation with ON VIOLATION FAIL UPDATE, ANSI errors without a
   // quarantine table).
@@ -66,6 +74,12 @@ struct FlowSpec {
   // Builds the flow's SELECT once the source's schema is known (a Delta source's schema is read
   // when the flow starts); null: write the source rows as they are.
   std::function<Result<std::shared_ptr<Transform>>(const columnar::Schema& input)> make_transform;
+  // DROP DUPLICATES [WITHIN WATERMARK] (columns): Spark's dropDuplicates over output columns.
+  struct Deduplication {
+    bool within_watermark = false;
+    std::vector<std::string> columns;
+  };
+  std::optional<Deduplication> drop_duplicates;
   std::string quarantine_name;  // the quarantine table (when the transform has one)
   std::string quarantine_path;
   std::vector<std::string> partition_by;

@@ -1,0 +1,396 @@
+#include "stream/deduplicate.h"
+
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+
+namespace weir::stream {
+
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "the key encoding copies little-endian values as they are in memory");
+
+using columnar::Column;
+using columnar::TypeId;
+
+constexpr char kNull = 0x00;
+constexpr char kPresent = 0x01;
+
+int64_t MillisToMicros(int64_t ms) {
+  int64_t out;
+  if (__builtin_mul_overflow(ms, int64_t{1000}, &out)) {
+    return ms < 0 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+  }
+  return out;
+}
+
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t out;
+  if (__builtin_add_overflow(a, b, &out)) {
+    return b < 0 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+  }
+  return out;
+}
+
+int64_t NanosSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                              start)
+      .count();
+}
+
+void AppendVarint(uint64_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+template <typename T>
+void AppendFixed(T v, std::string* out) {
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &v, sizeof(T));
+  out->append(bytes, sizeof(T));
+}
+
+void EncodeValue(const Column& col, int64_t row, std::string* out) {
+  if (col.IsNull(row)) {
+    out->push_back(kNull);
+    return;
+  }
+  out->push_back(kPresent);
+  switch (col.type_id()) {
+    case TypeId::kBoolean:
+      out->push_back(col.Value<uint8_t>(row) != 0 ? 1 : 0);
+      break;
+    case TypeId::kInt8:
+      AppendFixed(col.Value<int8_t>(row), out);
+      break;
+    case TypeId::kInt16:
+      AppendFixed(col.Value<int16_t>(row), out);
+      break;
+    case TypeId::kInt32:
+    case TypeId::kDate:
+      AppendFixed(col.Value<int32_t>(row), out);
+      break;
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz:
+      AppendFixed(col.Value<int64_t>(row), out);
+      break;
+    case TypeId::kFloat: {
+      float f = col.Value<float>(row);
+      uint32_t bits;
+      if (std::isnan(f)) {
+        bits = 0x7fc00000u;
+      } else {
+        if (f == 0.0f) f = 0.0f;  // -0.0 and 0.0 are one key
+        std::memcpy(&bits, &f, sizeof(bits));
+      }
+      AppendFixed(bits, out);
+      break;
+    }
+    case TypeId::kDouble: {
+      double d = col.Value<double>(row);
+      uint64_t bits;
+      if (std::isnan(d)) {
+        bits = 0x7ff8000000000000ull;
+      } else {
+        if (d == 0.0) d = 0.0;
+        std::memcpy(&bits, &d, sizeof(bits));
+      }
+      AppendFixed(bits, out);
+      break;
+    }
+    case TypeId::kDecimal:
+      AppendFixed(col.Value<columnar::Int128>(row), out);
+      break;
+    case TypeId::kString:
+    case TypeId::kBinary: {
+      std::string_view s = col.StringAt(row);
+      AppendVarint(s.size(), out);
+      out->append(s);
+      break;
+    }
+    case TypeId::kStruct:
+      for (int i = 0; i < col.num_children(); ++i) EncodeValue(col.child(i), row, out);
+      break;
+    case TypeId::kList: {
+      int32_t begin = col.offsets()[row];
+      int32_t end = col.offsets()[row + 1];
+      AppendVarint(static_cast<uint64_t>(end - begin), out);
+      for (int32_t i = begin; i < end; ++i) EncodeValue(col.child(0), i, out);
+      break;
+    }
+    case TypeId::kMap: {
+      int32_t begin = col.offsets()[row];
+      int32_t end = col.offsets()[row + 1];
+      AppendVarint(static_cast<uint64_t>(end - begin), out);
+      for (int32_t i = begin; i < end; ++i) {
+        EncodeValue(col.child(0), i, out);
+        EncodeValue(col.child(1), i, out);
+      }
+      break;
+    }
+  }
+}
+
+bool IsTimestamp(const columnar::TypePtr& type) {
+  return type->id() == TypeId::kTimestamp || type->id() == TypeId::kTimestampNtz;
+}
+
+}  // namespace
+
+void EncodeKey(const columnar::Batch& batch, int64_t row, const std::vector<int>& columns,
+               std::string* out) {
+  for (int c : columns) EncodeValue(batch.columns[c], row, out);
+}
+
+void AppendOrderedTime(int64_t micros, std::string* out) {
+  uint64_t u = static_cast<uint64_t>(micros) ^ (uint64_t{1} << 63);
+  char bytes[8];
+  for (int i = 7; i >= 0; --i) {
+    bytes[i] = static_cast<char>(u & 0xff);
+    u >>= 8;
+  }
+  out->append(bytes, 8);
+}
+
+int64_t DecodeOrderedTime(std::string_view bytes) {
+  uint64_t u = 0;
+  for (int i = 0; i < 8; ++i) u = (u << 8) | static_cast<uint8_t>(bytes[i]);
+  return static_cast<int64_t>(u ^ (uint64_t{1} << 63));
+}
+
+Deduplicate::Deduplicate(DeduplicateOptions options, columnar::Schema schema,
+                         std::unique_ptr<StateStore> store)
+    : options_(std::move(options)), schema_(std::move(schema)), store_(std::move(store)) {
+  if (options_.mode == DeduplicateMode::kWithinWatermark) {
+    index_by_time_ = true;
+  } else if (options_.event_time_column >= 0) {
+    for (size_t i = 0; i < options_.key_columns.size(); ++i) {
+      if (options_.key_columns[i] == options_.event_time_column) {
+        event_time_key_position_ = static_cast<int>(i);
+        index_by_time_ = true;
+        break;
+      }
+    }
+  }
+  progress_.operator_name = std::string(operator_name());
+}
+
+Result<std::unique_ptr<Deduplicate>> Deduplicate::Open(fs::FileSystem* fs, std::string state_dir,
+                                                       int64_t version,
+                                                       const columnar::Schema& input_schema,
+                                                       DeduplicateOptions options) {
+  const int n = input_schema.num_fields();
+  if (options.key_columns.empty()) {
+    for (int i = 0; i < n; ++i) options.key_columns.push_back(i);
+  }
+  if (options.key_columns.empty()) {
+    return Status::InvalidArgument("deduplication needs at least one column (the input has none)");
+  }
+  for (int c : options.key_columns) {
+    if (c < 0 || c >= n) {
+      return Status::InvalidArgument("deduplication key column index " + std::to_string(c) +
+                                     " is out of range for an input of " + std::to_string(n) +
+                                     " columns");
+    }
+  }
+  if (options.event_time_column >= n || options.event_time_column < -1) {
+    return Status::InvalidArgument(
+        "event-time column index " + std::to_string(options.event_time_column) +
+        " is out of range for an input of " + std::to_string(n) + " columns");
+  }
+  if (options.event_time_column >= 0) {
+    const columnar::Field& f = input_schema.fields[options.event_time_column];
+    if (!IsTimestamp(f.type)) {
+      return Status::InvalidArgument("the watermark column " + f.name +
+                                     " must be TIMESTAMP or TIMESTAMP_NTZ, not " + f.type->ToDdl());
+    }
+  }
+  if (options.delay_ms < 0) {
+    return Status::InvalidArgument("watermark delay must not be negative, got " +
+                                   std::to_string(options.delay_ms) + " ms");
+  }
+  const bool within = options.mode == DeduplicateMode::kWithinWatermark;
+  if (within && options.event_time_column < 0) {
+    return Status::InvalidArgument(
+        "dropDuplicatesWithinWatermark needs a watermark: declare one on the event-time column "
+        "(WATERMARK col DELAY OF INTERVAL ...) before deduplicating");
+  }
+  // The state's layout, checked against the checkpoint's on every open.
+  std::string schema = within ? "dedupeWithinWatermark" : "dedupe";
+  schema += " keys=(";
+  bool event_time_in_keys = false;
+  for (size_t i = 0; i < options.key_columns.size(); ++i) {
+    if (i > 0) schema += ",";
+    schema += input_schema.fields[options.key_columns[i]].type->ToDdl();
+    if (options.key_columns[i] == options.event_time_column) event_time_in_keys = true;
+  }
+  schema += ")";
+  if (within) {
+    schema += " value=expiresAtMicros index=expiresAt";
+  } else if (event_time_in_keys) {
+    schema += " value=empty index=eventTime";
+  } else {
+    schema += " value=empty";
+  }
+  options.store.schema = schema;
+  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<StateStore> store,
+                        StateStore::Open(fs, std::move(state_dir), version, options.store));
+  return std::unique_ptr<Deduplicate>(
+      new Deduplicate(std::move(options), input_schema, std::move(store)));
+}
+
+std::string_view Deduplicate::operator_name() const {
+  return options_.mode == DeduplicateMode::kWithinWatermark ? "dedupeWithinWatermark" : "dedupe";
+}
+
+Result<std::vector<int32_t>> Deduplicate::Process(const columnar::Batch& input,
+                                                  int64_t late_events_watermark_ms) {
+  auto start = std::chrono::steady_clock::now();
+  if (input.columns.size() != schema_.fields.size()) {
+    return Status::InvalidArgument("deduplication input has " +
+                                   std::to_string(input.columns.size()) + " columns, expected " +
+                                   std::to_string(schema_.fields.size()));
+  }
+  for (int c : options_.key_columns) {
+    if (!input.columns[c].type()->Equals(*schema_.fields[c].type)) {
+      return Status::InvalidArgument("deduplication key column " + schema_.fields[c].name +
+                                     " has type " + input.columns[c].type()->ToDdl() +
+                                     ", expected " + schema_.fields[c].type->ToDdl());
+    }
+  }
+  const Column* event_time = nullptr;
+  if (options_.event_time_column >= 0) {
+    event_time = &input.columns[options_.event_time_column];
+    if (!IsTimestamp(event_time->type())) {
+      return Status::InvalidArgument("the watermark column must be a timestamp, got " +
+                                     event_time->type()->ToDdl());
+    }
+  }
+  const bool within = options_.mode == DeduplicateMode::kWithinWatermark;
+  const int64_t late_micros = MillisToMicros(late_events_watermark_ms);
+  const int64_t delay_micros = MillisToMicros(options_.delay_ms);
+  const int64_t rows = input.num_rows();
+  std::vector<int32_t> keep;
+  keep.reserve(static_cast<size_t>(rows));
+  std::string value;
+  for (int64_t row = 0; row < rows; ++row) {
+    const bool time_null = event_time == nullptr || event_time->IsNull(row);
+    // A NULL reads as 0 where Spark takes the long out of the row (expiresAt); it is never late
+    // (NULL <= watermark is not true).
+    const int64_t time = event_time == nullptr || time_null ? 0 : event_time->Value<int64_t>(row);
+    if (!time_null && time <= late_micros) {
+      ++rows_dropped_by_watermark_;
+      continue;
+    }
+    key_.clear();
+    EncodeKey(input, row, options_.key_columns, &key_);
+    WEIR_ASSIGN_OR_RETURN(bool present, store_->Contains(key_));
+    if (present) {
+      ++duplicates_dropped_;
+      continue;
+    }
+    value.clear();
+    int64_t evict_at = 0;
+    bool indexed = false;
+    if (within) {
+      evict_at = SaturatingAdd(time, delay_micros);
+      AppendFixed(evict_at, &value);
+      indexed = true;
+    } else if (event_time_key_position_ >= 0 && !time_null) {
+      evict_at = time;
+      indexed = true;
+    }
+    WEIR_RETURN_NOT_OK(
+        store_->Put(key_, value, StateStore::Keyspace::kRows, /*known_absent=*/true));
+    if (indexed) {
+      index_key_.clear();
+      AppendOrderedTime(evict_at, &index_key_);
+      index_key_.append(key_);
+      WEIR_RETURN_NOT_OK(store_->Put(index_key_, {}, StateStore::Keyspace::kIndex));
+    }
+    ++rows_updated_;
+    keep.push_back(static_cast<int32_t>(row));
+  }
+  updates_time_ns_ += NanosSince(start);
+  return keep;
+}
+
+Status Deduplicate::EvictExpired(int64_t eviction_watermark_ms) {
+  if (!index_by_time_) return Status::OK();
+  auto start = std::chrono::steady_clock::now();
+  const int64_t watermark_micros = MillisToMicros(eviction_watermark_ms);
+  // Index entries are ordered by time: the expired ones (time <= watermark) are a prefix.
+  std::string upper;
+  std::optional<std::string_view> bound;
+  if (watermark_micros < std::numeric_limits<int64_t>::max()) {
+    AppendOrderedTime(watermark_micros + 1, &upper);
+    bound = upper;
+  }
+  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<StateStore::Cursor> cursor,
+                        store_->Scan(StateStore::Keyspace::kIndex, {}, bound));
+  for (; cursor->Valid(); cursor->Next()) {
+    std::string_view index_key = cursor->key();
+    if (index_key.size() < 8) {
+      return Status::Corruption("deduplication index entry shorter than 8 bytes in " +
+                                store_->dir());
+    }
+    // Index and rows change together, so the index entry proves the row is there.
+    WEIR_RETURN_NOT_OK(store_->Remove(index_key.substr(8), StateStore::Keyspace::kRows,
+                                      /*known_present=*/true));
+    WEIR_RETURN_NOT_OK(store_->Remove(index_key, StateStore::Keyspace::kIndex));
+    ++rows_removed_;
+  }
+  WEIR_RETURN_NOT_OK(cursor->status());
+  removals_time_ns_ += NanosSince(start);
+  return Status::OK();
+}
+
+Status Deduplicate::Commit(int64_t batch_id) {
+  StateStoreMetrics before = store_->metrics();
+  WEIR_RETURN_NOT_OK(store_->Commit(batch_id));
+  StateStoreMetrics after = store_->metrics();
+  StateOperatorProgress p;
+  p.operator_name = std::string(operator_name());
+  p.num_rows_total = after.num_rows_total;
+  p.num_rows_updated = rows_updated_;
+  p.num_rows_removed = rows_removed_;
+  p.all_updates_time_ms = updates_time_ns_ / 1000000;
+  p.all_removals_time_ms = removals_time_ns_ / 1000000;
+  p.commit_time_ms = after.commit_time_ms;
+  p.memory_used_bytes = after.memory_used_bytes;
+  p.num_rows_dropped_by_watermark = rows_dropped_by_watermark_;
+  p.custom_metrics["numDroppedDuplicateRows"] = duplicates_dropped_;
+  p.custom_metrics["rocksdbCommitFlushLatency"] = after.commit_flush_ms;
+  p.custom_metrics["rocksdbCommitCheckpointLatency"] = after.commit_checkpoint_ms;
+  p.custom_metrics["rocksdbCommitFileSyncLatencyMs"] = after.commit_file_sync_ms;
+  p.custom_metrics["rocksdbSstFileSize"] = after.sst_file_bytes;
+  p.custom_metrics["rocksdbGetCount"] = before.get_count;
+  p.custom_metrics["rocksdbPutCount"] = before.put_count;
+  progress_ = std::move(p);
+  ResetBatchMetrics();
+  return Status::OK();
+}
+
+Status Deduplicate::Abort() {
+  ResetBatchMetrics();
+  return store_->Abort();
+}
+
+void Deduplicate::ResetBatchMetrics() {
+  rows_updated_ = 0;
+  rows_removed_ = 0;
+  rows_dropped_by_watermark_ = 0;
+  duplicates_dropped_ = 0;
+  updates_time_ns_ = 0;
+  removals_time_ns_ = 0;
+}
+
+}  // namespace weir::stream

@@ -1,0 +1,126 @@
+// Streaming deduplication with Spark's semantics (StreamingDeduplicateExec and
+// StreamingDeduplicateWithinWatermarkExec): the first row of each key is kept, later rows with the
+// same key (in this batch or any later one) are dropped; with a watermark, late rows are dropped
+// and state is evicted. State lives in a StateStore (docs/state-format.md). Per batch N:
+//   Process(rows, late-events watermark)*  →  EvictExpired(batch N's watermark)  →  Commit(N)
+// or Abort() to drop the batch's updates. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "columnar/column.h"
+#include "fs/file_system.h"
+#include "stream/progress.h"
+#include "stream/state_store.h"
+
+namespace weir::stream {
+
+enum class DeduplicateMode {
+  // dropDuplicates(keys): state = key; evicted only when the keys include the event-time column
+  // (rows whose event time <= the watermark). progress operatorName "dedupe".
+  kDropDuplicates,
+  // dropDuplicatesWithinWatermark(keys): state = key -> expiresAt (first row's event time + delay);
+  // evicted once the watermark >= expiresAt, after which a duplicate passes again.
+  // Requires an event-time column. operatorName "dedupeWithinWatermark".
+  kWithinWatermark,
+};
+
+struct DeduplicateOptions {
+  DeduplicateMode mode = DeduplicateMode::kDropDuplicates;
+  // Indices into the input schema, in order; empty means every column (Spark's dropDuplicates()).
+  std::vector<int> key_columns;
+  // The watermarked column (TIMESTAMP or TIMESTAMP_NTZ), or -1 when the stream has no watermark.
+  // When set, rows with event time <= the late-events watermark are dropped (a NULL is never late).
+  int event_time_column = -1;
+  // The watermark delay in milliseconds (expiresAt = event time + delay).
+  int64_t delay_ms = 0;
+  StateStoreOptions store;  // store.schema is set by Open
+};
+
+class Deduplicate {
+ public:
+  // Opens the operator's state in `state_dir` (StateStoreDir(checkpoint, operatorId)) at
+  // `version` = the last committed batch id (-1 for none). InvalidArgument for bad options (column
+  // out of range, event-time column not a timestamp, within-watermark without an event-time
+  // column) or when the checkpoint's state was written for other keys; StateStore::Open's errors.
+  static Result<std::unique_ptr<Deduplicate>> Open(fs::FileSystem* fs, std::string state_dir,
+                                                   int64_t version,
+                                                   const columnar::Schema& input_schema,
+                                                   DeduplicateOptions options);
+
+  // "dedupe" or "dedupeWithinWatermark" (Spark's shortName).
+  std::string_view operator_name() const;
+
+  // Filters a batch (or a part of one; call again for the next part): returns the indices of the
+  // rows to keep, ascending (usable with expr::TakeRows). `late_events_watermark_ms` is the
+  // watermark late rows are judged by: Spark (3.5+, several stateful operators allowed, the
+  // default) uses the previous batch's, i.e. offsets/(N-1)'s batchWatermarkMs, 0 for batch 0.
+  // REQUIRES: `input` has the schema given to Open.
+  Result<std::vector<int32_t>> Process(const columnar::Batch& input,
+                                       int64_t late_events_watermark_ms);
+
+  // Removes state rows that expired at `eviction_watermark_ms` (batch N's own watermark,
+  // offsets/N's batchWatermarkMs): dropDuplicates with the event-time column among the keys:
+  // rows whose event time <= watermark; within watermark: rows whose expiresAt <= watermark.
+  // Also the whole work of a no-data batch.
+  Status EvictExpired(int64_t eviction_watermark_ms);
+
+  // Makes the batch's state durable as version `batch_id` and closes the batch's metrics
+  // (progress()). Call after EvictExpired.
+  Status Commit(int64_t batch_id);
+  // Discards the state updates since the last commit (the store is back at its version).
+  Status Abort();
+
+  // Spark's shouldRunAnotherBatch: a no-data batch is due when the next batch's watermark is past
+  // the one this batch evicted with.
+  bool ShouldRunNoDataBatch(int64_t next_watermark_ms, int64_t batch_watermark_ms) const {
+    return next_watermark_ms > batch_watermark_ms;
+  }
+
+  // The stateOperators entry of the last committed batch (Spark's StateOperatorProgress):
+  // numRowsTotal, numRowsUpdated (keys inserted), numRowsRemoved (keys evicted),
+  // numRowsDroppedByWatermark, allUpdatesTimeMs, allRemovalsTimeMs, commitTimeMs, memoryUsedBytes,
+  // customMetrics {numDroppedDuplicateRows, rocksdbCommitFlushLatency,
+  // rocksdbCommitCheckpointLatency, rocksdbCommitFileSyncLatencyMs, rocksdbSstFileSize,
+  // rocksdbGetCount, rocksdbPutCount}.
+  const StateOperatorProgress& progress() const { return progress_; }
+
+  const StateStore& store() const { return *store_; }
+
+ private:
+  Deduplicate(DeduplicateOptions options, columnar::Schema schema,
+              std::unique_ptr<StateStore> store);
+  void ResetBatchMetrics();
+
+  DeduplicateOptions options_;
+  columnar::Schema schema_;
+  std::unique_ptr<StateStore> store_;
+  bool index_by_time_ = false;        // state rows have eviction-time index entries
+  int event_time_key_position_ = -1;  // kDropDuplicates: position of the event time among keys
+  StateOperatorProgress progress_;
+  // The running batch.
+  int64_t rows_updated_ = 0;
+  int64_t rows_removed_ = 0;
+  int64_t rows_dropped_by_watermark_ = 0;
+  int64_t duplicates_dropped_ = 0;
+  int64_t updates_time_ns_ = 0;
+  int64_t removals_time_ns_ = 0;
+  std::string key_;  // reused buffers
+  std::string index_key_;
+};
+
+// The key encoding of row `row` over `columns` (docs/state-format.md "Deduplication state"),
+// appended to `out`. Exposed for tests and tools.
+void EncodeKey(const columnar::Batch& batch, int64_t row, const std::vector<int>& columns,
+               std::string* out);
+
+// Order-preserving 8-byte form of a signed microsecond time (index keys).
+void AppendOrderedTime(int64_t micros, std::string* out);
+int64_t DecodeOrderedTime(std::string_view bytes);
+
+}  // namespace weir::stream

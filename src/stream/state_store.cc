@@ -1,0 +1,572 @@
+#include "stream/state_store.h"
+
+#include <rocksdb/cache.h>
+#include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/iterator.h>
+#include <rocksdb/options.h>
+#include <rocksdb/table.h>
+#include <rocksdb/utilities/checkpoint.h>
+#include <rocksdb/write_batch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+namespace weir::stream {
+
+namespace {
+
+constexpr int kFormatVersion = 1;
+constexpr std::string_view kMarkerName = "weir-state.json";
+constexpr std::string_view kWorkName = "_work";
+constexpr std::string_view kLockName = "LOCK";
+constexpr std::string_view kTempPrefix = ".tmp-";
+constexpr char kRowsPrefix = 'r';
+constexpr char kIndexPrefix = 'i';
+// Pending updates are written to RocksDB in one batch once they hold this many bytes.
+constexpr size_t kPendingBatchBytes = size_t{1} << 20;
+
+char PrefixOf(StateStore::Keyspace keyspace) {
+  return keyspace == StateStore::Keyspace::kRows ? kRowsPrefix : kIndexPrefix;
+}
+
+int64_t ElapsedMs(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               start)
+      .count();
+}
+
+// Converts a RocksDB status (this adapter is the only place that sees them).
+Status FromRocks(const rocksdb::Status& s, std::string_view operation, const std::string& path) {
+  if (s.ok()) return Status::OK();
+  std::string msg = std::string(operation) + " " + path + ": " + s.ToString();
+  if (s.IsCorruption()) return Status::Corruption(std::move(msg));
+  if (s.IsNoSpace()) {
+    return Status::IOError(std::move(msg) + " (free disk space, then restart the query)");
+  }
+  if (s.IsIOError() || s.IsNotFound()) return Status::IOError(std::move(msg));
+  return Status::Internal(std::move(msg));
+}
+
+bool ParseVersionName(std::string_view name, int64_t* version) {
+  if (name.empty() || name.size() > 18) return false;
+  int64_t v = 0;
+  for (char c : name) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  *version = v;
+  return true;
+}
+
+Status CopyFile(fs::FileSystem* fs, const std::string& from, const std::string& to) {
+  WEIR_ASSIGN_OR_RETURN(auto in, fs->OpenForRead(from));
+  WEIR_ASSIGN_OR_RETURN(int64_t size, in->Size());
+  WEIR_ASSIGN_OR_RETURN(auto out, fs->OpenForWrite(to));
+  constexpr int64_t kChunk = int64_t{1} << 20;
+  std::vector<uint8_t> buffer(static_cast<size_t>(std::min(size, kChunk)));
+  for (int64_t offset = 0; offset < size; offset += kChunk) {
+    int64_t n = std::min(kChunk, size - offset);
+    WEIR_RETURN_NOT_OK(in->ReadAt(offset, n, buffer.data()));
+    WEIR_RETURN_NOT_OK(
+        out->Append(std::string_view(reinterpret_cast<const char*>(buffer.data()), n)));
+  }
+  return out->Close();  // the working copy is disposable: no sync
+}
+
+Status DeleteIfExists(fs::FileSystem* fs, const std::string& path, bool dir) {
+  Status s = dir ? fs->DeleteDirRecursive(path) : fs->Delete(path);
+  return s.IsNotFound() ? Status::OK() : s;
+}
+
+struct Marker {
+  int64_t version = -1;
+  int64_t num_rows = 0;
+  std::string schema;
+};
+
+std::string SerializeMarker(const Marker& marker) {
+  nlohmann::ordered_json j;
+  j["formatVersion"] = kFormatVersion;
+  j["version"] = marker.version;
+  j["numRows"] = marker.num_rows;
+  j["schema"] = marker.schema;
+  return j.dump();
+}
+
+Result<Marker> ParseMarker(std::string_view text, const std::string& path) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  auto bad = [&](std::string_view what) {
+    return Status::Corruption("Invalid state version marker " + path + ": " + std::string(what) +
+                              ". The state folder was damaged; restore it or start the query "
+                              "with a new checkpoint");
+  };
+  if (j.is_discarded() || !j.is_object()) return bad("not a JSON object");
+  auto format = j.find("formatVersion");
+  if (format == j.end() || !format->is_number_integer()) return bad("no formatVersion");
+  if (format->get<int64_t>() > kFormatVersion) {
+    return Status::Corruption("State version marker " + path + " has formatVersion " +
+                              std::to_string(format->get<int64_t>()) +
+                              ": it was written by a newer weir (this one reads " +
+                              std::to_string(kFormatVersion) + ")");
+  }
+  auto version = j.find("version");
+  auto rows = j.find("numRows");
+  auto schema = j.find("schema");
+  if (version == j.end() || !version->is_number_integer()) return bad("no version");
+  if (rows == j.end() || !rows->is_number_integer() || rows->get<int64_t>() < 0) {
+    return bad("no numRows");
+  }
+  if (schema == j.end() || !schema->is_string()) return bad("no schema");
+  return Marker{version->get<int64_t>(), rows->get<int64_t>(), schema->get<std::string>()};
+}
+
+}  // namespace
+
+std::string StateStoreDir(std::string_view checkpoint_dir, int64_t operator_id) {
+  return fs::JoinPath(
+      fs::JoinPath(fs::JoinPath(checkpoint_dir, "state"), std::to_string(operator_id)), "0");
+}
+
+// ---- Cursor
+
+struct StateStore::Cursor::Impl {
+  std::string lower;
+  std::string upper;
+  rocksdb::Slice lower_slice;
+  rocksdb::Slice upper_slice;
+  std::unique_ptr<rocksdb::Iterator> it;
+  std::string dir;
+};
+
+StateStore::Cursor::Cursor() : impl_(std::make_unique<Impl>()) {}
+StateStore::Cursor::~Cursor() = default;
+bool StateStore::Cursor::Valid() const { return impl_->it->Valid(); }
+void StateStore::Cursor::Next() { impl_->it->Next(); }
+std::string_view StateStore::Cursor::key() const {
+  rocksdb::Slice k = impl_->it->key();
+  return std::string_view(k.data() + 1, k.size() - 1);
+}
+std::string_view StateStore::Cursor::value() const {
+  rocksdb::Slice v = impl_->it->value();
+  return std::string_view(v.data(), v.size());
+}
+Status StateStore::Cursor::status() const {
+  return FromRocks(impl_->it->status(), "read state in", impl_->dir);
+}
+
+// ---- StateStore
+
+struct StateStore::Lock {
+  rocksdb::Env* env = nullptr;
+  rocksdb::FileLock* lock = nullptr;
+  ~Lock() {
+    if (lock != nullptr) env->UnlockFile(lock).PermitUncheckedError();
+  }
+};
+
+StateStore::StateStore(fs::FileSystem* fs, std::string dir, StateStoreOptions options)
+    : fs_(fs), dir_(std::move(dir)), options_(std::move(options)) {}
+
+StateStore::~StateStore() {
+  CloseDb();
+  if (lock_ != nullptr) {  // only the store holding the lock may touch the folder
+    static_cast<void>(DeleteIfExists(fs_, fs::JoinPath(dir_, kWorkName), /*dir=*/true));
+  }
+  lock_.reset();
+}
+
+Result<std::unique_ptr<StateStore>> StateStore::Open(fs::FileSystem* fs, std::string dir,
+                                                     int64_t version, StateStoreOptions options) {
+  if (version < -1) {
+    return Status::InvalidArgument("state store version must be >= -1, got " +
+                                   std::to_string(version) + " for " + dir);
+  }
+  if (options.versions_to_retain < 1) {
+    return Status::InvalidArgument("state store must retain at least 1 version, got " +
+                                   std::to_string(options.versions_to_retain));
+  }
+  std::unique_ptr<StateStore> store(new StateStore(fs, std::move(dir), std::move(options)));
+  WEIR_RETURN_NOT_OK(fs->CreateDirs(store->dir_));
+  auto lock = std::make_unique<Lock>();
+  lock->env = rocksdb::Env::Default();
+  std::string lock_path = fs::JoinPath(store->dir_, kLockName);
+  rocksdb::Status ls = lock->env->LockFile(lock_path, &lock->lock);
+  if (!ls.ok()) {
+    return Status::IOError("Cannot lock state folder " + store->dir_ + ": " + ls.ToString() +
+                           ". Another query (or another operator in this process) is using it; "
+                           "stop it before starting this one");
+  }
+  store->lock_ = std::move(lock);
+  // One thread uses a store: two shards are plenty, and keep each shard large enough for a whole
+  // data block plus the filter and index partitions of a lookup.
+  store->block_cache_ =
+      rocksdb::NewLRUCache(store->options_.block_cache_bytes, /*num_shard_bits=*/1,
+                           /*strict_capacity_limit=*/false,
+                           /*high_pri_pool_ratio=*/0.5);
+  WEIR_RETURN_NOT_OK(store->Load(version));
+  return store;
+}
+
+void StateStore::CloseDb() {
+  if (db_ == nullptr) return;
+  db_->Close().PermitUncheckedError();
+  db_.reset();
+}
+
+Status StateStore::Load(int64_t version) {
+  CloseDb();
+  pending_.clear();
+  pending_bytes_ = 0;
+  // Leftovers of a crash: the working database and half-written versions.
+  WEIR_ASSIGN_OR_RETURN(std::vector<fs::FileInfo> entries, fs_->List(dir_));
+  for (const fs::FileInfo& e : entries) {
+    std::string name = fs::BaseName(e.path);
+    if (e.is_dir && (name == kWorkName || name.starts_with(kTempPrefix))) {
+      WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, e.path, /*dir=*/true));
+    }
+  }
+  std::string work = fs::JoinPath(dir_, kWorkName);
+  WEIR_RETURN_NOT_OK(fs_->CreateDirs(work));
+  if (version < 0) {
+    WEIR_RETURN_NOT_OK(OpenWorkingDb(/*create=*/true));
+    num_rows_ = 0;
+  } else {
+    std::string vdir = fs::JoinPath(dir_, std::to_string(version));
+    WEIR_ASSIGN_OR_RETURN(bool exists, fs_->Exists(vdir));
+    if (!exists) {
+      return Status::Corruption("State version " + std::to_string(version) +
+                                " is missing: " + vdir +
+                                " does not exist. The checkpoint's state was deleted or "
+                                "damaged; restore it or start the query with a new checkpoint");
+    }
+    std::string marker_path = fs::JoinPath(vdir, kMarkerName);
+    Result<std::string> text = fs::ReadFileToString(fs_, marker_path);
+    if (!text.ok()) {
+      if (text.status().IsNotFound()) {
+        return Status::Corruption("State version " + std::to_string(version) + " in " + vdir +
+                                  " is incomplete (no " + std::string(kMarkerName) +
+                                  "). Restore the folder or start the query with a new checkpoint");
+      }
+      return text.status();
+    }
+    WEIR_ASSIGN_OR_RETURN(Marker marker, ParseMarker(*text, marker_path));
+    if (marker.version != version) {
+      return Status::Corruption("State version marker " + marker_path + " names version " +
+                                std::to_string(marker.version) + ", not " +
+                                std::to_string(version) + ": the folder was renamed or copied");
+    }
+    if (marker.schema != options_.schema) {
+      return Status::InvalidArgument(
+          "The stateful operator in " + dir_ + " changed: its state holds [" + marker.schema +
+          "] but the query now needs [" + options_.schema +
+          "]. Keys and values of a stateful operator cannot change within a checkpoint; restore "
+          "the query or start it with a new checkpoint");
+    }
+    WEIR_ASSIGN_OR_RETURN(std::vector<fs::FileInfo> files, fs_->List(vdir));
+    for (const fs::FileInfo& f : files) {
+      std::string name = fs::BaseName(f.path);
+      if (f.is_dir || name == kMarkerName || fs::IsTempFileName(name)) continue;
+      WEIR_RETURN_NOT_OK(CopyFile(fs_, f.path, fs::JoinPath(work, name)));
+    }
+    Status opened = OpenWorkingDb(/*create=*/false);
+    if (!opened.ok()) {
+      if (!opened.IsCorruption()) return opened;  // e.g. IOError: the disk, not the version
+      return Status::Corruption("State version " + std::to_string(version) + " in " + vdir +
+                                " cannot be opened: " + opened.message() +
+                                ". Restore the folder or start the query with a new checkpoint");
+    }
+    num_rows_ = marker.num_rows;
+  }
+  version_ = version;
+  ResetCounters();
+  counters_.commit_time_ms = 0;
+  counters_.commit_flush_ms = 0;
+  counters_.commit_checkpoint_ms = 0;
+  counters_.commit_file_sync_ms = 0;
+  return Status::OK();
+}
+
+Status StateStore::OpenWorkingDb(bool create) {
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = block_cache_;
+  // Index and bloom filter blocks live in the block cache, so memory stays within its budget
+  // whatever the state's size; partitioned into small blocks (only a small top level is pinned),
+  // so a lookup loads one filter partition, not a whole SST file's filter.
+  table.cache_index_and_filter_blocks = true;
+  table.cache_index_and_filter_blocks_with_high_priority = true;
+  table.pin_top_level_index_and_filter = true;
+  table.index_type = rocksdb::BlockBasedTableOptions::IndexType::kTwoLevelIndexSearch;
+  table.partition_filters = true;
+  table.metadata_block_size = 4096;
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));  // most lookups miss (new keys)
+  table.optimize_filters_for_memory = true;
+  rocksdb::Options options;
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  options.create_if_missing = create;
+  options.error_if_exists = false;
+  options.write_buffer_size = options_.write_buffer_bytes;
+  options.max_write_buffer_number = 2;
+  // A bloom filter over the memtable: most lookups are for new keys and skip its skiplist search.
+  options.memtable_whole_key_filtering = true;
+  options.memtable_prefix_bloom_size_ratio = 0.05;
+  options.target_file_size_base = 8 << 20;
+  options.max_bytes_for_level_base = 64 << 20;
+  // Keys arrive in random order, so each L0 -> L1 compaction rewrites much of L1: compact less
+  // often (lookups check the extra L0 files' bloom filters, which is cheap).
+  options.level0_file_num_compaction_trigger = 8;
+  options.max_background_jobs = 2;
+  options.max_open_files = 256;
+  options.avoid_flush_during_shutdown = true;  // uncommitted data is discarded anyway
+  options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
+  options.keep_log_file_num = 1;
+  options.max_log_file_size = 1 << 20;
+  options.stats_dump_period_sec = 0;
+  options.stats_persist_period_sec = 0;
+  std::string work = fs::JoinPath(dir_, kWorkName);
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(options, work, &db);
+  if (!s.ok()) {
+    if (s.IsPathNotFound() || s.IsNotFound() || s.IsInvalidArgument()) {
+      return Status::Corruption("open RocksDB " + work + ": " + s.ToString());
+    }
+    return FromRocks(s, "open RocksDB", work);
+  }
+  db_.reset(db);
+  return Status::OK();
+}
+
+void StateStore::ResetCounters() {
+  counters_.num_rows_updated = 0;
+  counters_.num_rows_removed = 0;
+  counters_.get_count = 0;
+  counters_.put_count = 0;
+}
+
+const std::optional<std::string>* StateStore::FindPending() const {
+  if (pending_.empty()) return nullptr;
+  auto it = pending_.find(std::string_view(key_buffer_));
+  return it == pending_.end() ? nullptr : &it->second;
+}
+
+Status StateStore::AddPending(bool is_put, std::string_view value) {
+  std::optional<std::string> entry;
+  if (is_put) entry.emplace(value);
+  auto it = pending_.find(std::string_view(key_buffer_));
+  if (it == pending_.end()) {
+    pending_bytes_ += key_buffer_.size() + value.size() + 16;
+    pending_.emplace(key_buffer_, std::move(entry));
+  } else {
+    pending_bytes_ += value.size();
+    it->second = std::move(entry);
+  }
+  ++counters_.put_count;
+  if (pending_bytes_ >= kPendingBatchBytes) return ApplyPending();
+  return Status::OK();
+}
+
+Status StateStore::ApplyPending() {
+  if (pending_.empty()) return Status::OK();
+  // In key order: the memtable's skiplist inserts a sorted run much faster than random keys.
+  std::vector<const std::pair<const std::string, std::optional<std::string>>*> sorted;
+  sorted.reserve(pending_.size());
+  for (const auto& entry : pending_) sorted.push_back(&entry);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto* a, const auto* b) { return a->first < b->first; });
+  rocksdb::WriteBatch batch(pending_bytes_ + 64);
+  for (const auto* entry : sorted) {
+    rocksdb::Status s = entry->second.has_value() ? batch.Put(entry->first, *entry->second)
+                                                  : batch.Delete(entry->first);
+    WEIR_RETURN_NOT_OK(FromRocks(s, "write state in", dir_));
+  }
+  rocksdb::WriteOptions write;
+  write.disableWAL = true;  // durability comes from Commit's checkpoint (docs/state-format.md)
+  WEIR_RETURN_NOT_OK(FromRocks(db_->Write(write, &batch), "write state in", dir_));
+  pending_.clear();
+  pending_bytes_ = 0;
+  return Status::OK();
+}
+
+Result<std::optional<std::string>> StateStore::Get(std::string_view key, Keyspace keyspace) {
+  key_buffer_.assign(1, PrefixOf(keyspace));
+  key_buffer_.append(key);
+  if (const std::optional<std::string>* pending = FindPending()) return *pending;
+  std::string value;
+  ++counters_.get_count;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), key_buffer_, &value);
+  if (s.IsNotFound()) return std::optional<std::string>();
+  WEIR_RETURN_NOT_OK(FromRocks(s, "read state in", dir_));
+  return std::optional<std::string>(std::move(value));
+}
+
+Result<bool> StateStore::Contains(std::string_view key, Keyspace keyspace) {
+  key_buffer_.assign(1, PrefixOf(keyspace));
+  key_buffer_.append(key);
+  if (const std::optional<std::string>* pending = FindPending()) return pending->has_value();
+  rocksdb::PinnableSlice value;
+  ++counters_.get_count;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), db_->DefaultColumnFamily(), key_buffer_, &value);
+  if (s.IsNotFound()) return false;
+  WEIR_RETURN_NOT_OK(FromRocks(s, "read state in", dir_));
+  return true;
+}
+
+Status StateStore::Put(std::string_view key, std::string_view value, Keyspace keyspace,
+                       bool known_absent) {
+  if (keyspace == Keyspace::kRows) {
+    bool present = false;
+    if (!known_absent) {
+      WEIR_ASSIGN_OR_RETURN(present, Contains(key, keyspace));
+    }
+    if (!present) ++num_rows_;
+    ++counters_.num_rows_updated;
+  }
+  key_buffer_.assign(1, PrefixOf(keyspace));
+  key_buffer_.append(key);
+  return AddPending(/*is_put=*/true, value);
+}
+
+Status StateStore::Remove(std::string_view key, Keyspace keyspace, bool known_present) {
+  if (keyspace == Keyspace::kRows) {
+    bool present = true;
+    if (!known_present) {
+      WEIR_ASSIGN_OR_RETURN(present, Contains(key, keyspace));
+    }
+    if (!present) return Status::OK();
+    --num_rows_;
+    ++counters_.num_rows_removed;
+  }
+  key_buffer_.assign(1, PrefixOf(keyspace));
+  key_buffer_.append(key);
+  return AddPending(/*is_put=*/false, {});
+}
+
+Result<std::unique_ptr<StateStore::Cursor>> StateStore::Scan(
+    Keyspace keyspace, std::string_view lower, std::optional<std::string_view> upper) {
+  WEIR_RETURN_NOT_OK(ApplyPending());
+  std::unique_ptr<Cursor> cursor(new Cursor());
+  Cursor::Impl& c = *cursor->impl_;
+  char prefix = PrefixOf(keyspace);
+  c.lower.assign(1, prefix);
+  c.lower.append(lower);
+  if (upper.has_value()) {
+    c.upper.assign(1, prefix);
+    c.upper.append(*upper);
+  } else {
+    c.upper.assign(1, static_cast<char>(prefix + 1));
+  }
+  c.lower_slice = rocksdb::Slice(c.lower);
+  c.upper_slice = rocksdb::Slice(c.upper);
+  c.dir = dir_;
+  rocksdb::ReadOptions read;
+  read.iterate_lower_bound = &c.lower_slice;
+  read.iterate_upper_bound = &c.upper_slice;
+  c.it.reset(db_->NewIterator(read));
+  c.it->Seek(c.lower_slice);
+  return cursor;
+}
+
+Status StateStore::Commit(int64_t new_version) {
+  if (new_version <= version_) {
+    return Status::InvalidArgument("state store commit of version " + std::to_string(new_version) +
+                                   " in " + dir_ + " must follow the loaded version " +
+                                   std::to_string(version_));
+  }
+  auto start = std::chrono::steady_clock::now();
+  WEIR_RETURN_NOT_OK(ApplyPending());
+  rocksdb::FlushOptions flush;
+  flush.wait = true;
+  flush.allow_write_stall = true;
+  WEIR_RETURN_NOT_OK(FromRocks(db_->Flush(flush), "flush state in", dir_));
+  counters_.commit_flush_ms = ElapsedMs(start);
+  WEIR_RETURN_NOT_OK(WriteVersion(new_version));
+  // Retention before taking the new version: if it fails, the caller re-runs the batch from the
+  // old version, and the next Commit replaces the new folder (WriteVersion).
+  WEIR_RETURN_NOT_OK(ApplyRetention(new_version));
+  version_ = new_version;
+  counters_.commit_time_ms = ElapsedMs(start);
+  ResetCounters();
+  return Status::OK();
+}
+
+Status StateStore::WriteVersion(int64_t new_version) {
+  auto start = std::chrono::steady_clock::now();
+  std::string name = std::to_string(new_version);
+  std::string tmp = fs::JoinPath(dir_, std::string(kTempPrefix) + name);
+  WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, tmp, /*dir=*/true));
+  WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, tmp + ".tmp", /*dir=*/true));  // RocksDB's staging folder
+  rocksdb::Checkpoint* raw = nullptr;
+  WEIR_RETURN_NOT_OK(FromRocks(rocksdb::Checkpoint::Create(db_.get(), &raw), "checkpoint", dir_));
+  std::unique_ptr<rocksdb::Checkpoint> checkpoint(raw);
+  // Hard-links the SST files, copies and fsyncs MANIFEST/CURRENT/OPTIONS, fsyncs the folder.
+  WEIR_RETURN_NOT_OK(
+      FromRocks(checkpoint->CreateCheckpoint(tmp, /*log_size_for_flush=*/0), "checkpoint", tmp));
+  counters_.commit_checkpoint_ms = ElapsedMs(start);
+
+  start = std::chrono::steady_clock::now();
+  Marker marker{new_version, num_rows_, options_.schema};
+  WEIR_RETURN_NOT_OK(fs_->PutIfAbsent(fs::JoinPath(tmp, kMarkerName), SerializeMarker(marker)));
+  std::string vdir = fs::JoinPath(dir_, name);
+  WEIR_ASSIGN_OR_RETURN(bool exists, fs_->Exists(vdir));
+  if (exists) WEIR_RETURN_NOT_OK(DeleteVersion(new_version));  // a re-run batch's earlier attempt
+  WEIR_RETURN_NOT_OK(fs_->Rename(tmp, vdir));
+  WEIR_RETURN_NOT_OK(fs_->SyncDir(dir_));
+  counters_.commit_file_sync_ms = ElapsedMs(start);
+  return Status::OK();
+}
+
+Status StateStore::DeleteVersion(int64_t version) {
+  std::string vdir = fs::JoinPath(dir_, std::to_string(version));
+  // The marker goes first: a half-deleted folder then reads as incomplete, never as valid.
+  WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, fs::JoinPath(vdir, kMarkerName), /*dir=*/false));
+  return DeleteIfExists(fs_, vdir, /*dir=*/true);
+}
+
+Status StateStore::ApplyRetention(int64_t new_version) {
+  WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> versions, ListVersions(fs_, dir_));
+  for (int64_t v : versions) {
+    // Versions above new_version belong to a run that never committed them in the query log.
+    if (v <= new_version - options_.versions_to_retain || v > new_version) {
+      WEIR_RETURN_NOT_OK(DeleteVersion(v));
+    }
+  }
+  return Status::OK();
+}
+
+Status StateStore::Abort() { return Load(version_); }
+
+StateStoreMetrics StateStore::metrics() const {
+  StateStoreMetrics m = counters_;
+  m.num_rows_total = num_rows_;
+  if (db_ != nullptr) {
+    uint64_t memtables = 0;
+    uint64_t readers = 0;
+    uint64_t sst = 0;
+    db_->GetIntProperty(rocksdb::DB::Properties::kCurSizeAllMemTables, &memtables);
+    db_->GetIntProperty(rocksdb::DB::Properties::kEstimateTableReadersMem, &readers);
+    db_->GetIntProperty(rocksdb::DB::Properties::kTotalSstFilesSize, &sst);
+    // Pending updates: the batch plus, roughly, its index's nodes.
+    uint64_t pending = pending_bytes_ + pending_.size() * 48;
+    m.memory_used_bytes =
+        static_cast<int64_t>(memtables + readers + block_cache_->GetUsage() + pending);
+    m.sst_file_bytes = static_cast<int64_t>(sst);
+  }
+  return m;
+}
+
+Result<std::vector<int64_t>> StateStore::ListVersions(fs::FileSystem* fs, const std::string& dir) {
+  WEIR_ASSIGN_OR_RETURN(std::vector<fs::FileInfo> entries, fs->List(dir));
+  std::vector<int64_t> versions;
+  for (const fs::FileInfo& e : entries) {
+    int64_t v = 0;
+    if (e.is_dir && ParseVersionName(fs::BaseName(e.path), &v)) versions.push_back(v);
+  }
+  std::sort(versions.begin(), versions.end());
+  return versions;
+}
+
+}  // namespace weir::stream

@@ -1,0 +1,165 @@
+// StateStore: a stateful operator's versioned key-value state, backed by RocksDB, in the query's
+// checkpoint at state/<operatorId>/0/ (docs/state-format.md). Open(V) loads the state committed by
+// batch V; updates become durable, atomically, only with Commit(V + 1); Abort() or a crash discards
+// them. Keys are ordered bytewise; a second "index" keyspace holds uncounted secondary entries.
+// Not thread-safe: one thread uses a store; one process opens a folder at a time (LOCK).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "base/result.h"
+#include "fs/file_system.h"
+
+namespace rocksdb {
+class Cache;
+class DB;
+class Iterator;
+}  // namespace rocksdb
+
+namespace weir::stream {
+
+// "<checkpoint>/state/<operator_id>/0": Spark's folder for an operator's (only) partition.
+std::string StateStoreDir(std::string_view checkpoint_dir, int64_t operator_id);
+
+struct StateStoreOptions {
+  // Committed versions kept (Spark's spark.sql.streaming.minBatchesToRetain).
+  int64_t versions_to_retain = 100;
+  // RocksDB memory: LRU block cache (data, index and filter blocks) and one memtable (two at most
+  // while one flushes).
+  size_t block_cache_bytes = size_t{8} << 20;
+  size_t write_buffer_bytes = size_t{4} << 20;
+  // What the operator stores (key and value layout), recorded with every version. Opening a version
+  // recorded with a different schema fails with InvalidArgument.
+  std::string schema;
+};
+
+// What the store did since it was opened or last committed/aborted, and its size now.
+struct StateStoreMetrics {
+  int64_t num_rows_total = 0;     // rows keyspace, exact
+  int64_t num_rows_updated = 0;   // Put() calls on the rows keyspace
+  int64_t num_rows_removed = 0;   // Remove() calls that removed an existing row
+  int64_t memory_used_bytes = 0;  // memtables + table readers + block cache (RocksDB properties)
+  int64_t sst_file_bytes = 0;     // rocksdb.total-sst-files-size
+  int64_t get_count = 0;          // RocksDB point lookups (Get, Contains, and Put/Remove's own)
+  int64_t put_count = 0;          // RocksDB writes (puts and deletes)
+  // The last Commit(): total, memtable flush, RocksDB checkpoint, marker + rename + folder sync.
+  int64_t commit_time_ms = 0;
+  int64_t commit_flush_ms = 0;
+  int64_t commit_checkpoint_ms = 0;
+  int64_t commit_file_sync_ms = 0;
+};
+
+class StateStore {
+ public:
+  enum class Keyspace : uint8_t {
+    kRows,   // the operator's rows, counted in num_rows_total
+    kIndex,  // secondary entries (e.g. eviction order), not counted
+  };
+
+  // An ordered cursor over one keyspace, over the store as it was when the cursor was made
+  // (later Put/Remove calls do not show). key() and value() stay valid until the next Next().
+  // REQUIRES: the store outlives the cursor, and no Commit/Abort happens while it lives.
+  class Cursor {
+   public:
+    ~Cursor();
+    bool Valid() const;
+    void Next();
+    std::string_view key() const;  // without the keyspace byte
+    std::string_view value() const;
+    // Corruption / IOError if reading failed (then Valid() is false).
+    Status status() const;
+
+   private:
+    friend class StateStore;
+    struct Impl;
+    Cursor();
+    std::unique_ptr<Impl> impl_;
+  };
+
+  // Opens the store in `dir` (created if absent) at `version`: the state committed by batch
+  // `version`, or empty for -1. `fs` is used for every file operation outside RocksDB and must be
+  // the local file system (RocksDB needs a local folder); it must outlive the store.
+  // Errors: Corruption naming the folder when the version is missing or damaged; InvalidArgument
+  // for a version < -1 or a different schema; IOError (e.g. the folder is locked by another store).
+  static Result<std::unique_ptr<StateStore>> Open(fs::FileSystem* fs, std::string dir,
+                                                  int64_t version, StateStoreOptions options = {});
+  ~StateStore();
+  StateStore(const StateStore&) = delete;
+  StateStore& operator=(const StateStore&) = delete;
+
+  const std::string& dir() const { return dir_; }
+  // The version loaded or last committed (-1: none yet).
+  int64_t version() const { return version_; }
+
+  Result<std::optional<std::string>> Get(std::string_view key, Keyspace keyspace = Keyspace::kRows);
+  Result<bool> Contains(std::string_view key, Keyspace keyspace = Keyspace::kRows);
+  // Inserts or replaces. On the rows keyspace the store looks the key up first to keep
+  // num_rows_total exact, unless `known_absent` says the caller just found it absent.
+  // REQUIRES (known_absent): Contains(key) returned false and key was not written since.
+  Status Put(std::string_view key, std::string_view value, Keyspace keyspace = Keyspace::kRows,
+             bool known_absent = false);
+  // Removes the key if present (no error if absent). On the rows keyspace the store looks the key
+  // up first to keep num_rows_total exact, unless `known_present` says the caller knows it is
+  // there (e.g. from an index entry). REQUIRES (known_present): the key is present.
+  Status Remove(std::string_view key, Keyspace keyspace = Keyspace::kRows,
+                bool known_present = false);
+  // Keys k with lower <= k < upper (no upper bound when nullopt), in order.
+  Result<std::unique_ptr<Cursor>> Scan(Keyspace keyspace, std::string_view lower = {},
+                                       std::optional<std::string_view> upper = std::nullopt);
+
+  // Makes every update durable as `new_version` (the id of the batch that made them), atomically;
+  // then deletes versions outside the retained window. REQUIRES: new_version > version().
+  // On error nothing is committed: call Abort() (or drop the store) and re-run the batch.
+  Status Commit(int64_t new_version);
+  // Discards the updates since the last Open/Commit: the store is back at version().
+  Status Abort();
+
+  // Counters since the last Open/Commit/Abort (the commit timings: of the last Commit), and the
+  // current total and memory. Reads RocksDB properties; cheap.
+  StateStoreMetrics metrics() const;
+
+  // Committed versions present in `dir` (complete or not), ascending. NotFound if `dir` is absent.
+  static Result<std::vector<int64_t>> ListVersions(fs::FileSystem* fs, const std::string& dir);
+
+ private:
+  StateStore(fs::FileSystem* fs, std::string dir, StateStoreOptions options);
+  Status Load(int64_t version);
+  Status OpenWorkingDb(bool create);
+  void CloseDb();
+  Status WriteVersion(int64_t new_version);
+  Status ApplyRetention(int64_t new_version);
+  Status DeleteVersion(int64_t version);
+  void ResetCounters();
+  // Updates collect in pending_ first (one sorted RocksDB write per many updates); lookups check
+  // it first.
+  Status AddPending(bool is_put, std::string_view value);
+  Status ApplyPending();
+  // The pending update of key_buffer_: nullptr if none; else has_value() false for a removal.
+  const std::optional<std::string>* FindPending() const;
+
+  fs::FileSystem* fs_;
+  std::string dir_;
+  StateStoreOptions options_;
+  int64_t version_ = -1;
+  int64_t num_rows_ = 0;
+  StateStoreMetrics counters_;
+  std::shared_ptr<rocksdb::Cache> block_cache_;
+  std::unique_ptr<rocksdb::DB> db_;
+  struct Lock;
+  std::unique_ptr<Lock> lock_;
+  std::string key_buffer_;  // keyspace byte + key, reused
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  // Key (with keyspace byte) -> value, or nullopt for a removal.
+  std::unordered_map<std::string, std::optional<std::string>, StringHash, std::equal_to<>> pending_;
+  size_t pending_bytes_ = 0;
+};
+
+}  // namespace weir::stream
