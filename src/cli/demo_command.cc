@@ -1,6 +1,7 @@
 // `weir demo`: the main job on embedded defaults. Starts the embedded broker, produces sample order
-// events (with duplicates, malformed and late ones), streams them into the bronze table of seed
-// 001 (sales.bronze.orders_raw) with trigger availableNow, and prints progress and a summary.
+// events (with duplicates, malformed and late ones), runs seed 001's pipeline (examples/orders.sql:
+// bronze, then silver with its quarantine table) with trigger availableNow, and prints progress
+// and a summary of each table.
 #include <chrono>
 #include <cstdio>
 #include <unistd.h>
@@ -67,24 +68,47 @@ int DemoMain(const Flags& flags) {
   std::vector<FlowRunSummary> summaries;
   if (Status st = RunPipeline(*pipeline, options, &summaries); !st.ok()) return Fail(st);
 
-  auto table = delta::Table::Open(fs, dir + "/sales/bronze/orders_raw");
-  if (!table.ok()) return Fail(table.status());
-  const auto& snapshot = *(*table)->snapshot();
-  std::printf("\nsales.bronze.orders_raw (%s/sales/bronze/orders_raw)\n", dir.c_str());
-  std::printf("  rows written this run: %lld\n  files: %lld (%lld bytes)\n  version: %lld\n",
-              static_cast<long long>(summaries[0].rows_written), static_cast<long long>(snapshot.num_files()),
-              static_cast<long long>(snapshot.total_size()), static_cast<long long>(snapshot.version()));
-  std::printf("\nInspect it with: weir table describe %s/sales/bronze/orders_raw\n", dir.c_str());
+  // A summary of each table: bronze, silver and the quarantine table.
+  struct Shown {
+    const char* name;
+    const char* path;
+    std::string rows_this_run;
+  };
+  std::vector<Shown> shown;
+  for (const FlowRunSummary& s : summaries) {
+    std::string rows = std::to_string(s.rows_written);
+    if (s.table == "sales.bronze.orders_raw") shown.push_back({"sales.bronze.orders_raw", "/sales/bronze/orders_raw", rows});
+    if (s.table == "sales.silver.orders") shown.push_back({"sales.silver.orders", "/sales/silver/orders", rows});
+  }
+  shown.push_back({"sales.silver.orders_quarantine", "/sales/silver/orders_quarantine", ""});
+  for (const Shown& t : shown) {
+    auto table = delta::Table::Open(fs, dir + t.path);
+    if (!table.ok()) {
+      if (table.status().IsNotFound()) continue;
+      return Fail(table.status());
+    }
+    const auto& snapshot = *(*table)->snapshot();
+    int64_t rows = 0;
+    for (const auto& [path, add] : snapshot.files()) rows += add->NumRecords().value_or(0);
+    std::printf("\n%s (%s%s)\n", t.name, dir.c_str(), t.path);
+    std::printf("  rows: %lld%s%s\n  files: %lld (%lld bytes)\n  versions: %lld\n",
+                static_cast<long long>(rows), t.rows_this_run.empty() ? "" : ", written this run: ",
+                t.rows_this_run.c_str(), static_cast<long long>(snapshot.num_files()),
+                static_cast<long long>(snapshot.total_size()), static_cast<long long>(snapshot.version() + 1));
+  }
+  std::printf("\nInspect them with: weir table describe %s/sales/silver/orders\n", dir.c_str());
   return 0;
 }
 
 int RunDemo(const std::vector<std::string>& args) {
   Flags flags("weir demo [--dir DIR] [--events N]",
               "Runs the main job on embedded defaults: starts the embedded Kafka-protocol broker,\n"
-              "produces N sample order events (with duplicates, malformed and late ones), streams\n"
-              "them exactly once into the bronze Delta table sales.bronze.orders_raw with trigger\n"
-              "availableNow, and prints progress and a summary. Each run starts a new broker, so it\n"
-              "replaces the demo's tables and checkpoints under DIR (and nothing else there).");
+              "produces N sample order events (with duplicates, malformed and late ones), and runs\n"
+              "examples/orders.sql with trigger availableNow: the events exactly once into the bronze\n"
+              "Delta table sales.bronze.orders_raw, then parsed, validated and deduplicated into\n"
+              "sales.silver.orders, with unparseable events in sales.silver.orders_quarantine. Prints\n"
+              "progress and a summary of each table. Each run starts a new broker, so it replaces\n"
+              "the demo's tables and checkpoints under DIR (and nothing else there).");
   flags.Value("dir", "DIR", "the lakehouse folder", "./lakehouse");
   flags.Value("events", "N", "sample events to produce", "100000");
   return RunWithFlags(flags, args, DemoMain);

@@ -245,7 +245,7 @@ Result<std::shared_ptr<Transform>> MakeSqlTransform(const sql::StreamingTableDef
     }
     fields.emplace_back(kQuarantineReasonColumn, columnar::DataType::String());
     fields.emplace_back(kQuarantinedAtColumn, columnar::DataType::Timestamp());
-    quarantine = columnar::Schema(std::move(fields));
+    quarantine = columnar::Schema{std::move(fields)};
   }
   return std::shared_ptr<Transform>(std::make_shared<SqlTransform>(
       table, std::move(projection), std::move(filter), std::move(expectations),

@@ -6,11 +6,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "base/result.h"
 #include "fs/file_system.h"
@@ -44,9 +46,10 @@ struct StateStoreMetrics {
   int64_t num_rows_updated = 0;   // Put() calls on the rows keyspace
   int64_t num_rows_removed = 0;   // Remove() calls that removed an existing row
   int64_t memory_used_bytes = 0;  // memtables + table readers + block cache (RocksDB properties)
+                                  // + pending updates
   int64_t sst_file_bytes = 0;     // rocksdb.total-sst-files-size
-  int64_t get_count = 0;          // RocksDB point lookups (Get, Contains, and Put/Remove's own)
-  int64_t put_count = 0;          // RocksDB writes (puts and deletes)
+  int64_t get_count = 0;  // point lookups that reached RocksDB (Get, Contains, Put/Remove's own)
+  int64_t put_count = 0;  // updates (puts and removals), written to RocksDB in batches
   // The last Commit(): total, memtable flush, RocksDB checkpoint, marker + rename + folder sync.
   int64_t commit_time_ms = 0;
   int64_t commit_flush_ms = 0;
@@ -114,7 +117,8 @@ class StateStore {
 
   // Makes every update durable as `new_version` (the id of the batch that made them), atomically;
   // then deletes versions outside the retained window. REQUIRES: new_version > version().
-  // On error nothing is committed: call Abort() (or drop the store) and re-run the batch.
+  // On error the store stays at version(): call Abort() (or drop the store) and re-run the
+  // batch; a version folder written before the error is replaced when that version commits.
   Status Commit(int64_t new_version);
   // Discards the updates since the last Open/Commit: the store is back at version().
   Status Abort();

@@ -71,6 +71,8 @@ class StreamingQuery::Impl {
       WEIR_ASSIGN_OR_RETURN(quarantine_sink_, TableSink::Open(fs_, {.name = spec_.quarantine_name,
                                                                     .path = spec_.quarantine_path,
                                                                     .schema = *quarantine,
+                                                                    .partition_by = {},
+                                                                    .table_properties = {},
                                                                     .log = log}));
     }
     return Status::OK();
@@ -266,17 +268,24 @@ class StreamingQuery::Impl {
     } else {
       // Fetching (and laying records out as columns) runs a chunk ahead of transforming and
       // encoding, on its own thread.
-      std::unique_ptr<Deduplicate> dedup;
-      if (spec_.drop_duplicates) {
-        // The state as of the previous batch (a re-run sees exactly what the first run saw).
-        WEIR_ASSIGN_OR_RETURN(dedup, Deduplicate::Open(fs_, StateStoreDir(spec_.checkpoint_dir, 0),
-                                                       batch_id - 1, dedup_schema_, dedup_options_));
+      if (spec_.drop_duplicates && dedup_version_ != batch_id - 1) {
+        // The state as of the previous batch (a re-run sees exactly what the first run saw). The
+        // store stays open from batch to batch; it is reopened after a failure or a skipped batch.
+        dedup_.reset();
+        WEIR_ASSIGN_OR_RETURN(dedup_, Deduplicate::Open(fs_, StateStoreDir(spec_.checkpoint_dir, 0),
+                                                        batch_id - 1, dedup_schema_, dedup_options_));
+        dedup_version_ = batch_id - 1;
       }
+      Deduplicate* dedup = dedup_.get();
       WEIR_ASSIGN_OR_RETURN(BatchPrefetcher::Producer producer, source_->Read(options_.chunk_records));
       BatchPrefetcher prefetcher(std::move(producer), /*depth=*/1);
       auto fail = [&](Status st) {
         prefetcher.Stop();
         source_->FinishRead();
+        if (dedup_) {
+          dedup_.reset();  // its uncommitted updates are dropped; reopened by the next batch
+          dedup_version_ = -2;
+        }
         sink_->Abort();
         if (quarantine_sink_) quarantine_sink_->Abort();
         return st.WithContext(spec_.name + " batch " + std::to_string(batch_id));
@@ -328,6 +337,7 @@ class StreamingQuery::Impl {
         Status st = dedup->EvictExpired(watermark_ms_);
         if (st.ok()) st = dedup->Commit(batch_id);
         if (!st.ok()) return fail(st);
+        dedup_version_ = batch_id;
         progress.state_operators.push_back(dedup->progress());
       }
       if (quarantine_sink_ && !quarantine_done) {
@@ -407,6 +417,8 @@ class StreamingQuery::Impl {
   std::optional<WatermarkTracker> tracker_;  // flows with a WATERMARK
   columnar::Schema dedup_schema_;            // DROP DUPLICATES: its input rows
   DeduplicateOptions dedup_options_;
+  std::unique_ptr<Deduplicate> dedup_;  // open at dedup_version_ (a committed batch id, -1: none)
+  int64_t dedup_version_ = -2;
   int64_t watermark_ms_ = 0;           // this batch's (offsets/N batchWatermarkMs)
   int64_t previous_watermark_ms_ = 0;  // the previous batch's: rows at or before it are late
   int64_t last_trigger_start_ms_ = 0;
