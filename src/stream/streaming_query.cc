@@ -126,6 +126,7 @@ class StreamingQuery::Impl {
     int64_t batch_id = plan.batch_id;
     watermark_ms_ = plan.watermark_ms;
     previous_watermark_ms_ = plan.start ? plan.start->batch_watermark_ms : 0;
+    last_eviction_watermark_ms_ = previous_watermark_ms_;
     if (plan.kind == RestartPlan::Kind::kRerun) watermark_ms_ = plan.end->batch_watermark_ms;
     if (tracker_) tracker_->SetWatermark(watermark_ms_);
     switch (plan.kind) {
@@ -189,6 +190,11 @@ class StreamingQuery::Impl {
       const int64_t latest_ms = latest_watch.ElapsedMs();
       if (trigger.kind == Trigger::Kind::kAvailableNow && backfill_total_ == 0) {
         backfill_total_ = source_->BacklogRows();
+      }
+      if (!end && dedup_options_.event_time_column >= 0 && watermark_ms_ > last_eviction_watermark_ms_) {
+        // Spark's no-data batch: the watermark moved past the one state was last evicted with;
+        // a batch over no new offsets evicts what expired.
+        end = source_->StartJson();
       }
       if (!end) {  // no new data
         if (trigger.kind != Trigger::Kind::kProcessingTime) return Status::OK();
@@ -338,6 +344,7 @@ class StreamingQuery::Impl {
         if (st.ok()) st = dedup->Commit(batch_id);
         if (!st.ok()) return fail(st);
         dedup_version_ = batch_id;
+        last_eviction_watermark_ms_ = watermark_ms_;
         progress.state_operators.push_back(dedup->progress());
       }
       if (quarantine_sink_ && !quarantine_done) {
@@ -419,6 +426,7 @@ class StreamingQuery::Impl {
   DeduplicateOptions dedup_options_;
   std::unique_ptr<Deduplicate> dedup_;  // open at dedup_version_ (a committed batch id, -1: none)
   int64_t dedup_version_ = -2;
+  int64_t last_eviction_watermark_ms_ = 0;  // the watermark of the last batch that evicted state
   int64_t watermark_ms_ = 0;           // this batch's (offsets/N batchWatermarkMs)
   int64_t previous_watermark_ms_ = 0;  // the previous batch's: rows at or before it are late
   int64_t last_trigger_start_ms_ = 0;
