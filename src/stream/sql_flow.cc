@@ -243,8 +243,8 @@ Result<std::shared_ptr<Transform>> MakeSqlTransform(const sql::StreamingTableDef
                                        definition.quarantine_table->ToString() + " adds itself");
       }
     }
-    fields.emplace_back(kQuarantineReasonColumn, columnar::DataType::String());
-    fields.emplace_back(kQuarantinedAtColumn, columnar::DataType::Timestamp());
+    fields.push_back({kQuarantineReasonColumn, columnar::DataType::String()});
+    fields.push_back({kQuarantinedAtColumn, columnar::DataType::Timestamp()});
     quarantine = columnar::Schema{std::move(fields)};
   }
   return std::shared_ptr<Transform>(std::make_shared<SqlTransform>(
