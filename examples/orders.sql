@@ -29,5 +29,29 @@ FROM STREAM read_kafka(
   maxOffsetsPerTrigger => '200000'
 );
 
--- Step 5 (parse, quarantine and deduplicate into sales.silver.orders and
--- sales.silver.orders_quarantine) arrives with the silver flow.
+-- Step 5: bronze read as a stream, parsed with an explicit schema (seed 001's value_schema);
+-- rows without an event_id (malformed JSON, or JSON without the field) go to the quarantine table
+-- with their partition and offset; Event Hubs' at-least-once duplicates are dropped within the
+-- 30-minute watermark (Spark's dropDuplicatesWithinWatermark, weir's DROP DUPLICATES clause).
+-- The from_json(...) repeated below is parsed once per row: equal expressions are shared.
+SET order_schema = 'event_id STRING, order_id STRING, status STRING, amount DECIMAL(18,2), event_time STRING';
+
+CREATE OR REFRESH STREAMING TABLE sales.silver.orders (
+  CONSTRAINT has_event_id EXPECT (event_id IS NOT NULL) ON VIOLATION QUARANTINE
+) AS
+SELECT
+  partition_key,
+  from_json(raw_value, '${order_schema}').event_id AS event_id,
+  from_json(raw_value, '${order_schema}').order_id AS order_id,
+  from_json(raw_value, '${order_schema}').status   AS status,
+  from_json(raw_value, '${order_schema}').amount   AS amount,
+  to_timestamp(from_json(raw_value, '${order_schema}').event_time) AS event_time,
+  eh_partition,
+  eh_offset,
+  enqueued_time,
+  ingested_at
+FROM STREAM(sales.bronze.orders_raw)
+  WATERMARK to_timestamp(from_json(raw_value, '${order_schema}').event_time) AS event_time
+  DELAY OF INTERVAL 30 MINUTES
+DROP DUPLICATES WITHIN WATERMARK (event_id)
+QUARANTINE INTO sales.silver.orders_quarantine;
