@@ -14,7 +14,7 @@ using columnar::Field;
 using columnar::Schema;
 
 Batch OneRow(int64_t value) {
-  Batch batch(Schema({Field("v", DataType::Int64())}));
+  Batch batch(Schema{{Field{"v", DataType::Int64()}}});
   batch.columns[0].Append<int64_t>(value);
   return batch;
 }
