@@ -114,7 +114,30 @@ std::string QueryProgress::Summary() const {
   std::snprintf(buf, sizeof(buf), "%s batch %lld: %lld rows in %.2f s (%.0f rows/s)%s", name.c_str(),
                 static_cast<long long>(batch_id), static_cast<long long>(num_input_rows), seconds,
                 Finite(processed_rows_per_second), lag.c_str());
-  return buf;
+  std::string line = buf;
+  if (sink_num_output_rows >= 0 && sink_num_output_rows != num_input_rows) {
+    line += ", " + std::to_string(sink_num_output_rows) + " written";
+  }
+  auto quality = extra.find("data_quality");
+  if (quality != extra.end()) {
+    auto j = nlohmann::json::parse(quality->second, nullptr, false);
+    if (j.is_object()) {
+      int64_t quarantined = j.value("quarantined_records", int64_t{0});
+      int64_t dropped = j.value("dropped_records", int64_t{0});
+      if (quarantined > 0) line += ", " + std::to_string(quarantined) + " quarantined";
+      if (dropped > 0) line += ", " + std::to_string(dropped) + " dropped by expectations";
+    }
+  }
+  for (const StateOperatorProgress& op : state_operators) {
+    auto duplicates = op.custom_metrics.find("numDroppedDuplicateRows");
+    if (duplicates != op.custom_metrics.end() && duplicates->second > 0) {
+      line += ", " + std::to_string(duplicates->second) + " duplicates dropped";
+    }
+    if (op.num_rows_dropped_by_watermark > 0) {
+      line += ", " + std::to_string(op.num_rows_dropped_by_watermark) + " late rows dropped";
+    }
+  }
+  return line;
 }
 
 }  // namespace weir::stream

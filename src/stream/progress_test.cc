@@ -40,7 +40,8 @@ TEST(ProgressTest, JsonHasSparkFieldNames) {
   EXPECT_EQ(j["sources"][0]["metrics"]["maxOffsetsBehindLatest"], "7");
   EXPECT_EQ(j["sink"]["numOutputRows"], 300);
   EXPECT_EQ(j["data_quality"]["dropped_records"], 1);
-  EXPECT_EQ(p.Summary(), "sales.bronze.orders_raw batch 3: 300 rows in 1.50 s (200 rows/s), max lag 7 offsets");
+  EXPECT_EQ(p.Summary(), "sales.bronze.orders_raw batch 3: 300 rows in 1.50 s (200 rows/s), max lag 7 offsets, "
+                         "1 dropped by expectations");
 }
 
 }  // namespace
