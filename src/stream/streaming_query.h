@@ -6,7 +6,8 @@
 //   commits/N written (commitOffsets) -> progress reported.
 // A batch whose txn is already in the table is skipped; a batch logged but not committed is re-run
 // over exactly its logged range. Without a checkpoint, a table holding this flow's per-partition
-// txns resumes from them. Memory is bounded by five chunks of records (four read ahead) plus one Parquet row group.
+// txns resumes from them. Memory is bounded by five chunks of records (four read ahead) plus one
+// Parquet row group.
 // Not thread-safe: Run() on one thread; RequestStop() from any.
 #pragma once
 
