@@ -55,6 +55,7 @@ bench: deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DWEIR_BUILD_BENCH=ON
 	cmake --build $(BUILD) -j $(JOBS)
 	bench/run.sh $(BUILD)
+	$(BUILD)/bench/from_json_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 	bench/kafka_source.sh $(BUILD)/weir
 	bench/bronze.sh $(BUILD)/weir
 
