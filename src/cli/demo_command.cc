@@ -2,9 +2,10 @@
 // events (with duplicates, malformed and late ones), runs seed 001's pipeline (examples/orders.sql:
 // bronze, then silver with its quarantine table) with trigger availableNow, and prints progress
 // and a summary of each table.
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
-#include <unistd.h>
 
 #include "broker/embedded_broker.h"
 #include "broker/sample_producer.h"
@@ -27,9 +28,10 @@ int DemoMain(const Flags& flags) {
   if (Status st = fs->CreateDirs(dir); !st.ok()) return Fail(st);
   // Every run starts a new embedded broker, so the previous run's tables and checkpoints do not
   // belong to it: start them over (only the demo's own folders).
-  for (const char* sub : {"/sales/bronze/orders_raw", "/sales/silver/orders", "/sales/silver/orders_quarantine",
-                          "/_checkpoints/sales.bronze.orders_raw", "/_checkpoints/sales.silver.orders",
-                          "/_checkpoints/sales.silver.orders_quarantine"}) {
+  for (const char* sub :
+       {"/sales/bronze/orders_raw", "/sales/silver/orders", "/sales/silver/orders_quarantine",
+        "/_checkpoints/sales.bronze.orders_raw", "/_checkpoints/sales.silver.orders",
+        "/_checkpoints/sales.silver.orders_quarantine"}) {
     Status st = fs->DeleteDirRecursive(dir + sub);
     if (!st.ok() && !st.IsNotFound()) return Fail(st);
   }
@@ -53,7 +55,8 @@ int DemoMain(const Flags& flags) {
   auto report = broker::ProduceSampleEvents(produce);
   if (!report.ok()) return Fail(report.status());
   std::fprintf(stderr,
-               "weir demo: produced %lld events to %s (%llu duplicates, %llu malformed, %llu late) in %.1f s\n",
+               "weir demo: produced %lld events to %s (%llu duplicates, %llu malformed, %llu late) "
+               "in %.1f s\n",
                static_cast<long long>(*events), bootstrap.c_str(),
                static_cast<unsigned long long>(report->counts.duplicates),
                static_cast<unsigned long long>(report->counts.malformed),
@@ -77,8 +80,10 @@ int DemoMain(const Flags& flags) {
   std::vector<Shown> shown;
   for (const FlowRunSummary& s : summaries) {
     std::string rows = std::to_string(s.rows_written);
-    if (s.table == "sales.bronze.orders_raw") shown.push_back({"sales.bronze.orders_raw", "/sales/bronze/orders_raw", rows});
-    if (s.table == "sales.silver.orders") shown.push_back({"sales.silver.orders", "/sales/silver/orders", rows});
+    if (s.table == "sales.bronze.orders_raw")
+      shown.push_back({"sales.bronze.orders_raw", "/sales/bronze/orders_raw", rows});
+    if (s.table == "sales.silver.orders")
+      shown.push_back({"sales.silver.orders", "/sales/silver/orders", rows});
   }
   shown.push_back({"sales.silver.orders_quarantine", "/sales/silver/orders_quarantine", ""});
   for (const Shown& t : shown) {
@@ -92,30 +97,33 @@ int DemoMain(const Flags& flags) {
     for (const auto& [path, add] : snapshot.files()) rows += add->NumRecords().value_or(0);
     std::printf("\n%s (%s%s)\n", t.name, dir.c_str(), t.path);
     std::printf("  rows: %lld%s%s\n  files: %lld (%lld bytes)\n  versions: %lld\n",
-                static_cast<long long>(rows), t.rows_this_run.empty() ? "" : ", written this run: ",
-                t.rows_this_run.c_str(), static_cast<long long>(snapshot.num_files()),
-                static_cast<long long>(snapshot.total_size()), static_cast<long long>(snapshot.version() + 1));
+                static_cast<long long>(rows),
+                t.rows_this_run.empty() ? "" : ", written this run: ", t.rows_this_run.c_str(),
+                static_cast<long long>(snapshot.num_files()),
+                static_cast<long long>(snapshot.total_size()),
+                static_cast<long long>(snapshot.version() + 1));
   }
   std::printf("\nInspect them with: weir table describe %s/sales/silver/orders\n", dir.c_str());
   return 0;
 }
 
 int RunDemo(const std::vector<std::string>& args) {
-  Flags flags("weir demo [--dir DIR] [--events N]",
-              "Runs the main job on embedded defaults: starts the embedded Kafka-protocol broker,\n"
-              "produces N sample order events (with duplicates, malformed and late ones), and runs\n"
-              "examples/orders.sql with trigger availableNow: the events exactly once into the bronze\n"
-              "Delta table sales.bronze.orders_raw, then parsed, validated and deduplicated into\n"
-              "sales.silver.orders, with unparseable events in sales.silver.orders_quarantine. Prints\n"
-              "progress and a summary of each table. Each run starts a new broker, so it replaces\n"
-              "the demo's tables and checkpoints under DIR (and nothing else there).");
+  Flags flags(
+      "weir demo [--dir DIR] [--events N]",
+      "Runs the main job on embedded defaults: starts the embedded Kafka-protocol broker,\n"
+      "produces N sample order events (with duplicates, malformed and late ones), and runs\n"
+      "examples/orders.sql with trigger availableNow: the events exactly once into the bronze\n"
+      "Delta table sales.bronze.orders_raw, then parsed, validated and deduplicated into\n"
+      "sales.silver.orders, with unparseable events in sales.silver.orders_quarantine. Prints\n"
+      "progress and a summary of each table. Each run starts a new broker, so it replaces\n"
+      "the demo's tables and checkpoints under DIR (and nothing else there).");
   flags.Value("dir", "DIR", "the lakehouse folder", "./lakehouse");
   flags.Value("events", "N", "sample events to produce", "100000");
   return RunWithFlags(flags, args, DemoMain);
 }
 
-WEIR_REGISTER_COMMAND(demo_cmd, "demo", "run the main job on the embedded broker and a local lakehouse",
-                      RunDemo);
+WEIR_REGISTER_COMMAND(demo_cmd, "demo",
+                      "run the main job on the embedded broker and a local lakehouse", RunDemo);
 
 }  // namespace
 }  // namespace weir::cli

@@ -1,13 +1,13 @@
 #include "cli/pipeline_runner.h"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <csignal>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
-
-#include <unistd.h>
 
 #include "cli/progress_bar.h"
 #include "fs/fault_injection_file_system.h"
@@ -43,13 +43,16 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
   std::FILE* progress_log = run_options.progress_log;
   std::mutex log_mutex;  // flows of a continuous run report from their own threads
   // A backfill progress bar when stderr is a terminal and the run ends by itself.
-  ProgressBar bar(run_options.trigger.kind == stream::Trigger::Kind::kAvailableNow && isatty(2) != 0);
+  ProgressBar bar(run_options.trigger.kind == stream::Trigger::Kind::kAvailableNow &&
+                  isatty(2) != 0);
   for (const auto& table : pipeline.tables) {
     WEIR_ASSIGN_OR_RETURN(stream::FlowSpec spec, stream::MakeFlow(table, run_options.lakehouse));
     stream::QueryOptions options;
     options.trigger = run_options.trigger;
     options.log = [&bar](const std::string& line) { bar.Print("weir: " + line); };
-    options.on_backfill = [&bar](const stream::BackfillStatus& s) { bar.Update(s.name, s.done, s.total); };
+    options.on_backfill = [&bar](const stream::BackfillStatus& s) {
+      bar.Update(s.name, s.done, s.total);
+    };
     options.on_progress = [&bar, &log_mutex, progress_log](const stream::QueryProgress& p) {
       bar.Print(p.Summary());
       if (progress_log != nullptr) {
@@ -59,7 +62,8 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
         std::fflush(progress_log);
       }
     };
-    auto query = stream::StreamingQuery::Open(FlowFileSystem(), std::move(spec), std::move(options));
+    auto query =
+        stream::StreamingQuery::Open(FlowFileSystem(), std::move(spec), std::move(options));
     if (!query.ok()) return query.status().WithContext(table.name.ToString());
     queries.push_back(std::move(*query));
   }
@@ -105,13 +109,15 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
   std::signal(SIGTERM, SIG_DFL);
   Status first_failure;
   for (size_t i = 0; i < queries.size(); ++i) {
-    summaries->push_back({pipeline.tables[i].name.ToString(), queries[i]->batches_run(), queries[i]->rows_written()});
+    summaries->push_back({pipeline.tables[i].name.ToString(), queries[i]->batches_run(),
+                          queries[i]->rows_written()});
     if (results[i].ok()) continue;
     if (results[i].IsCancelled() && g_stop.load()) {
       std::fprintf(stderr, "weir: stopped: %s\n", results[i].message().c_str());
       continue;
     }
-    if (first_failure.ok()) first_failure = results[i].WithContext(pipeline.tables[i].name.ToString());
+    if (first_failure.ok())
+      first_failure = results[i].WithContext(pipeline.tables[i].name.ToString());
   }
   return first_failure;
 }

@@ -38,7 +38,9 @@ std::string ProgressBar::Render(const std::string& name, int64_t done, int64_t t
   if (rate > 0) {
     tail += "  " + Compact(rate) + " ev/s";
     if (done < total) {
-      tail += "  ETA " + std::to_string(static_cast<int64_t>(static_cast<double>(total - done) / rate + 0.5)) + "s";
+      tail += "  ETA " +
+              std::to_string(static_cast<int64_t>(static_cast<double>(total - done) / rate + 0.5)) +
+              "s";
     }
   }
   // Room for the longest rate and ETA text, so the bar keeps its width as they appear.
@@ -52,7 +54,8 @@ std::string ProgressBar::Render(const std::string& name, int64_t done, int64_t t
   }
   int filled = static_cast<int>(fraction * bar_width);
   std::string bar = head + "[" + std::string(static_cast<size_t>(filled), '=');
-  if (filled < bar_width) bar += '>' + std::string(static_cast<size_t>(bar_width - filled - 1), ' ');
+  if (filled < bar_width)
+    bar += '>' + std::string(static_cast<size_t>(bar_width - filled - 1), ' ');
   bar += "]" + tail;
   while (!bar.empty() && bar.back() == ' ') bar.pop_back();
   return bar;

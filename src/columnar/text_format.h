@@ -48,6 +48,9 @@ std::optional<std::string> DecodeBase64(std::string_view text);
 // Appends the UTF-8 encoding of a Unicode code point (REQUIRES: <= 0x10FFFF).
 void AppendUtf8(uint32_t code_point, std::string* out);
 
+// Whether `a` and `b` are equal ignoring the case of ASCII letters (how Spark matches names).
+bool EqualsIgnoreAsciiCase(std::string_view a, std::string_view b);
+
 // Appends `s` as a JSON string literal with quotes, escaping as JSON requires. Invalid UTF-8 bytes
 // are replaced with U+FFFD so the output is always valid JSON.
 void AppendJsonString(std::string_view s, std::string* out);

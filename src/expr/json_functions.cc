@@ -35,6 +35,8 @@ namespace weir::expr {
 namespace {
 
 namespace od = simdjson::ondemand;
+using columnar::AppendUtf8;
+using columnar::EqualsIgnoreAsciiCase;
 using columnar::Field;
 using columnar::StringArena;
 
@@ -62,17 +64,6 @@ bool IsBlank(std::string_view s) {
 std::string_view StripByteOrderMark(std::string_view s) {
   if (s.size() >= 3 && s[0] == '\xEF' && s[1] == '\xBB' && s[2] == '\xBF') s.remove_prefix(3);
   return s;
-}
-
-bool EqualsIgnoreAsciiCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x + 32);
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y + 32);
-    if (x != y) return false;
-  }
-  return true;
 }
 
 enum class NumberKind : uint8_t { kInvalid, kInteger, kFloat };
@@ -157,24 +148,6 @@ bool ReadHex4(const char* p, const char* end, uint32_t* out) {
   }
   *out = v;
   return true;
-}
-
-void AppendUtf8(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
 }
 
 // Decodes the JSON string content starting at `p` (just after the opening quote) into `out`,

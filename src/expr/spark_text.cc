@@ -16,20 +16,11 @@ constexpr int64_t kMicrosPerDay = 86400 * kMicrosPerSecond;
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
+using columnar::EqualsIgnoreAsciiCase;
+
 bool IsSparkWhitespace(char c) {
   unsigned char u = static_cast<unsigned char>(c);
   return u <= 0x20 || u == 0x7F;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x + 32);
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y + 32);
-    if (x != y) return false;
-  }
-  return true;
 }
 
 // Reads 1..max_digits digits at s[*pos].
@@ -64,7 +55,8 @@ bool ParseDatePart(std::string_view s, size_t* pos, int32_t* days) {
     }
   }
   if (month < 1 || month > 12 || day < 1 || day > 31) return false;
-  int32_t d = columnar::DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+  int32_t d =
+      columnar::DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
   int64_t y2;
   unsigned m2, d2;
   columnar::CivilFromDays(d, &y2, &m2, &d2);
@@ -80,7 +72,7 @@ bool ParseZone(std::string_view z, int64_t* offset_seconds) {
   if (z.empty()) return true;
   if (z == "Z" || z == "z") return true;
   for (std::string_view prefix : {"UTC", "GMT", "UT"}) {
-    if (z.size() >= prefix.size() && EqualsIgnoreCase(z.substr(0, prefix.size()), prefix)) {
+    if (z.size() >= prefix.size() && EqualsIgnoreAsciiCase(z.substr(0, prefix.size()), prefix)) {
       std::string_view rest = z.substr(prefix.size());
       if (rest.empty()) return true;
       if (rest[0] != '+' && rest[0] != '-') break;
@@ -210,10 +202,10 @@ std::optional<int64_t> ParseSparkInteger(std::string_view s) {
 std::optional<bool> ParseSparkBoolean(std::string_view s) {
   s = TrimSparkWhitespace(s);
   for (std::string_view t : {"t", "true", "y", "yes", "1"}) {
-    if (EqualsIgnoreCase(s, t)) return true;
+    if (EqualsIgnoreAsciiCase(s, t)) return true;
   }
   for (std::string_view f : {"f", "false", "n", "no", "0"}) {
-    if (EqualsIgnoreCase(s, f)) return false;
+    if (EqualsIgnoreAsciiCase(s, f)) return false;
   }
   return std::nullopt;
 }
@@ -223,12 +215,12 @@ std::optional<double> ParseSparkDouble(std::string_view s) {
   if (s.empty()) return std::nullopt;
   // Spark's special literals (case-insensitive) and Java's own.
   for (std::string_view inf : {"inf", "+inf", "infinity", "+infinity"}) {
-    if (EqualsIgnoreCase(s, inf)) return std::numeric_limits<double>::infinity();
+    if (EqualsIgnoreAsciiCase(s, inf)) return std::numeric_limits<double>::infinity();
   }
   for (std::string_view inf : {"-inf", "-infinity"}) {
-    if (EqualsIgnoreCase(s, inf)) return -std::numeric_limits<double>::infinity();
+    if (EqualsIgnoreAsciiCase(s, inf)) return -std::numeric_limits<double>::infinity();
   }
-  if (EqualsIgnoreCase(s, "nan") || s == "+NaN" || s == "-NaN") {
+  if (EqualsIgnoreAsciiCase(s, "nan") || s == "+NaN" || s == "-NaN") {
     return std::numeric_limits<double>::quiet_NaN();
   }
   char last = s.back();

@@ -4,12 +4,15 @@ namespace weir::stream {
 
 Result<std::unique_ptr<DeltaFlowSource>> DeltaFlowSource::Open(
     fs::FileSystem* fs, std::string table_name, std::string table_path,
-    const std::map<std::string, std::string>& options, std::function<void(const std::string&)> log) {
-  WEIR_ASSIGN_OR_RETURN(delta::DeltaSourceOptions parsed, delta::DeltaSourceOptions::FromMap(options));
+    const std::map<std::string, std::string>& options,
+    std::function<void(const std::string&)> log) {
+  WEIR_ASSIGN_OR_RETURN(delta::DeltaSourceOptions parsed,
+                        delta::DeltaSourceOptions::FromMap(options));
   auto source = delta::DeltaSource::Open(fs, table_path, std::move(parsed));
   if (source.status().IsNotFound()) {
     return Status::NotFound("the table " + table_name + " read as a stream does not exist at " +
-                            table_path + ": run the flow that writes it first (flows run in the "
+                            table_path +
+                            ": run the flow that writes it first (flows run in the "
                             "pipeline file's order)");
   }
   std::unique_ptr<DeltaFlowSource> flow(new DeltaFlowSource());
@@ -44,7 +47,8 @@ Result<std::optional<std::string>> DeltaFlowSource::PlanNext(const Trigger& trig
   delta::DeltaReadLimit limit = trigger.kind == Trigger::Kind::kOnce
                                     ? delta::DeltaReadLimit::AllAvailable()
                                     : source_->DefaultReadLimit();
-  WEIR_ASSIGN_OR_RETURN(std::optional<delta::DeltaSourceOffset> end, source_->LatestOffset(start_, limit));
+  WEIR_ASSIGN_OR_RETURN(std::optional<delta::DeltaSourceOffset> end,
+                        source_->LatestOffset(start_, limit));
   if (trigger.kind == Trigger::Kind::kAvailableNow && backlog_rows_ == 0 &&
       source_->available_now_end()) {
     auto files = source_->FilesBetween(start_, *source_->available_now_end());
@@ -75,15 +79,16 @@ Result<BatchPrefetcher::Producer> DeltaFlowSource::Read(int64_t) {
   auto files = std::make_shared<std::vector<delta::DeltaSourceFile>>(files_);
   auto next = std::make_shared<size_t>(0);
   const delta::DeltaSource* source = source_.get();
-  return BatchPrefetcher::Producer([files, next, source]() -> Result<std::optional<columnar::Batch>> {
-    while (*next < files->size()) {
-      const delta::DeltaSourceFile& file = (*files)[(*next)++];
-      WEIR_ASSIGN_OR_RETURN(columnar::Batch batch, source->ReadFile(*file.add));
-      if (batch.num_rows() == 0) continue;
-      return std::optional<columnar::Batch>(std::move(batch));
-    }
-    return std::optional<columnar::Batch>();
-  });
+  return BatchPrefetcher::Producer(
+      [files, next, source]() -> Result<std::optional<columnar::Batch>> {
+        while (*next < files->size()) {
+          const delta::DeltaSourceFile& file = (*files)[(*next)++];
+          WEIR_ASSIGN_OR_RETURN(columnar::Batch batch, source->ReadFile(*file.add));
+          if (batch.num_rows() == 0) continue;
+          return std::optional<columnar::Batch>(std::move(batch));
+        }
+        return std::optional<columnar::Batch>();
+      });
 }
 
 void DeltaFlowSource::Report(const std::string& end_json, SourceProgress* progress) const {

@@ -22,7 +22,8 @@ KafkaFlowSource::KafkaFlowSource(kafka::KafkaSourceOptions options, std::string 
       schema_(KafkaSourceSchema(options_.include_headers)) {}
 
 Result<std::unique_ptr<KafkaFlowSource>> KafkaFlowSource::Open(
-    kafka::KafkaSourceOptions options, std::string flow, std::function<void(const std::string&)> log) {
+    kafka::KafkaSourceOptions options, std::string flow,
+    std::function<void(const std::string&)> log) {
   std::unique_ptr<KafkaFlowSource> source(
       new KafkaFlowSource(std::move(options), std::move(flow), std::move(log)));
   WEIR_ASSIGN_OR_RETURN(source->source_, kafka::KafkaSource::Open(source->options_));
@@ -85,7 +86,8 @@ Status KafkaFlowSource::StartFresh(Checkpoint& checkpoint, const delta::Snapshot
   return st;
 }
 
-Status KafkaFlowSource::Restore(const std::optional<std::string>& end_json, Checkpoint& checkpoint) {
+Status KafkaFlowSource::Restore(const std::optional<std::string>& end_json,
+                                Checkpoint& checkpoint) {
   if (end_json) {
     WEIR_ASSIGN_OR_RETURN(start_, Parse(*end_json));
     return Status::OK();
@@ -113,7 +115,7 @@ Status KafkaFlowSource::LookUpNewPartitions(const kafka::PartitionOffsets& end) 
 }
 
 Result<std::optional<std::string>> KafkaFlowSource::PlanNext(const Trigger& trigger,
-                                                            int64_t trigger_start_ms) {
+                                                             int64_t trigger_start_ms) {
   const kafka::ReadLimits limits = trigger.kind == Trigger::Kind::kOnce
                                        ? kafka::ReadLimits{.all_available = true}
                                        : kafka::ReadLimits::FromOptions(options_);
@@ -166,18 +168,19 @@ Result<BatchPrefetcher::Producer> KafkaFlowSource::Read(int64_t chunk_rows) {
   std::shared_ptr<kafka::RangeReader> reader = reader_;
   const bool headers = options_.include_headers;
   columnar::Schema schema = schema_;
-  return BatchPrefetcher::Producer([reader, headers, schema, chunk_rows]()
-                                       -> Result<std::optional<columnar::Batch>> {
-    while (!reader->done()) {
-      WEIR_ASSIGN_OR_RETURN(kafka::RecordBatch records, reader->Next(static_cast<size_t>(chunk_rows)));
-      if (records.empty()) continue;
-      auto shared = std::make_shared<const kafka::RecordBatch>(std::move(records));
-      columnar::Batch input(schema);
-      AppendKafkaRecords(shared, headers, &input);
-      return std::optional<columnar::Batch>(std::move(input));
-    }
-    return std::optional<columnar::Batch>();
-  });
+  return BatchPrefetcher::Producer(
+      [reader, headers, schema, chunk_rows]() -> Result<std::optional<columnar::Batch>> {
+        while (!reader->done()) {
+          WEIR_ASSIGN_OR_RETURN(kafka::RecordBatch records,
+                                reader->Next(static_cast<size_t>(chunk_rows)));
+          if (records.empty()) continue;
+          auto shared = std::make_shared<const kafka::RecordBatch>(std::move(records));
+          columnar::Batch input(schema);
+          AppendKafkaRecords(shared, headers, &input);
+          return std::optional<columnar::Batch>(std::move(input));
+        }
+        return std::optional<columnar::Batch>();
+      });
 }
 
 void KafkaFlowSource::FinishRead() {
@@ -203,12 +206,13 @@ void KafkaFlowSource::Report(const std::string& end_json, SourceProgress* progre
   progress->latest_offset = kafka::PartitionOffsetsToJson(latest_);
   auto end = kafka::PartitionOffsetsFromJson(end_json);
   if (end.ok()) {
-    auto lag = kafka::ComputeLag(*end, latest_, avg_record_bytes_ > 0
-                                                    ? std::optional<double>(avg_record_bytes_)
-                                                    : std::nullopt);
+    auto lag = kafka::ComputeLag(
+        *end, latest_,
+        avg_record_bytes_ > 0 ? std::optional<double>(avg_record_bytes_) : std::nullopt);
     if (lag) progress->metrics = lag->ToSparkMetrics();
   }
-  if (skipped_offsets_ > 0) progress->metrics["weir.skippedOffsets"] = std::to_string(skipped_offsets_);
+  if (skipped_offsets_ > 0)
+    progress->metrics["weir.skippedOffsets"] = std::to_string(skipped_offsets_);
 }
 
 Status KafkaFlowSource::Advance(const std::string& end_json) {

@@ -111,9 +111,10 @@ std::string QueryProgress::Summary() const {
     auto it = s.metrics.find("maxOffsetsBehindLatest");
     if (it != s.metrics.end()) lag = ", max lag " + it->second + " offsets";
   }
-  std::snprintf(buf, sizeof(buf), "%s batch %lld: %lld rows in %.2f s (%.0f rows/s)%s", name.c_str(),
-                static_cast<long long>(batch_id), static_cast<long long>(num_input_rows), seconds,
-                Finite(processed_rows_per_second), lag.c_str());
+  std::snprintf(buf, sizeof(buf), "%s batch %lld: %lld rows in %.2f s (%.0f rows/s)%s",
+                name.c_str(), static_cast<long long>(batch_id),
+                static_cast<long long>(num_input_rows), seconds, Finite(processed_rows_per_second),
+                lag.c_str());
   std::string line = buf;
   if (sink_num_output_rows >= 0 && sink_num_output_rows != num_input_rows) {
     line += ", " + std::to_string(sink_num_output_rows) + " written";

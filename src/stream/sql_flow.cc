@@ -2,9 +2,9 @@
 
 #include <optional>
 
+#include "columnar/json_lines.h"
 #include "expr/binder.h"
 #include "expr/evaluator.h"
-#include "columnar/json_lines.h"
 #include "expr/projection.h"
 #include "kafka/options.h"
 #include "stream/kafka_rows.h"
@@ -33,7 +33,8 @@ class SqlTransform : public Transform {
   // With a watermark, the projection's last column is the event time (not a table column).
   SqlTransform(std::string table, expr::Projection projection, std::optional<expr::Filter> filter,
                std::vector<BoundExpectation> expectations,
-               std::optional<columnar::Schema> quarantine_schema, std::optional<Watermark> watermark)
+               std::optional<columnar::Schema> quarantine_schema,
+               std::optional<Watermark> watermark)
       : table_(std::move(table)),
         projection_(std::move(projection)),
         filter_(std::move(filter)),
@@ -92,7 +93,8 @@ class SqlTransform : public Transform {
       const BoundExpectation& e = expectations_[k];
       expr::EvalContext expectation_context;
       expectation_context.StartBatch(n, now_micros);
-      WEIR_ASSIGN_OR_RETURN(std::vector<int32_t> passing, e.condition.Select(out, expectation_context));
+      WEIR_ASSIGN_OR_RETURN(std::vector<int32_t> passing,
+                            e.condition.Select(out, expectation_context));
       DataQualityMetrics::Expectation& m = metrics_.expectations[k];
       m.passed_records += static_cast<int64_t>(passing.size());
       m.failed_records += n - static_cast<int64_t>(passing.size());
@@ -100,7 +102,8 @@ class SqlTransform : public Transform {
       std::vector<uint8_t> pass(static_cast<size_t>(n), 0);
       for (int32_t row : passing) pass[row] = 1;
       switch (e.action) {
-        case sql::ViolationAction::kWarn: break;
+        case sql::ViolationAction::kWarn:
+          break;
         case sql::ViolationAction::kFailUpdate: {
           int64_t row = 0;
           while (pass[row]) ++row;
@@ -199,7 +202,8 @@ Result<std::shared_ptr<Transform>> MakeSqlTransform(const sql::StreamingTableDef
   const std::string table = definition.name.ToString();
   const sql::Query& query = definition.query();
   expr::Binder binder(input);
-  WEIR_ASSIGN_OR_RETURN(std::vector<expr::NamedExpr> columns, binder.BindSelectList(query.select_list));
+  WEIR_ASSIGN_OR_RETURN(std::vector<expr::NamedExpr> columns,
+                        binder.BindSelectList(query.select_list));
   std::optional<Transform::Watermark> watermark;
   if (query.from && query.from->watermark) {
     // The event time rides along as a last, hidden column, so it shares work (from_json) with
@@ -281,8 +285,8 @@ Result<FlowSpec> MakeFlow(const sql::StreamingTableDefinition& definition,
                                                    query.drop_duplicates->columns};
   }
   if (definition.source_kind == sql::FromClause::Kind::kTable) {
-    spec.delta = FlowSpec::DeltaTable{definition.source_table.ToString(),
-                                      lakehouse.TablePath(definition.source_table), {}};
+    spec.delta = FlowSpec::DeltaTable{
+        definition.source_table.ToString(), lakehouse.TablePath(definition.source_table), {}};
     // The source table's schema is known when the flow starts (its upstream flow may create it).
     const sql::StreamingTableDefinition* bound = &definition;
     spec.make_transform = [bound](const columnar::Schema& input) {

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "columnar/text_format.h"
 #include "expr/projection.h"
 #include "stream/checkpoint.h"
 #include "stream/deduplicate.h"
@@ -26,7 +27,8 @@ class Stopwatch {
  public:
   Stopwatch() : start_(std::chrono::steady_clock::now()) {}
   int64_t ElapsedMs() const {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_)
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                 start_)
         .count();
   }
 
@@ -47,8 +49,9 @@ class StreamingQuery::Impl {
     if (spec_.kafka) {
       WEIR_ASSIGN_OR_RETURN(source_, KafkaFlowSource::Open(*spec_.kafka, spec_.name, log));
     } else if (spec_.delta) {
-      WEIR_ASSIGN_OR_RETURN(source_, DeltaFlowSource::Open(fs_, spec_.delta->name, spec_.delta->path,
-                                                           spec_.delta->options, log));
+      WEIR_ASSIGN_OR_RETURN(source_,
+                            DeltaFlowSource::Open(fs_, spec_.delta->name, spec_.delta->path,
+                                                  spec_.delta->options, log));
     } else {
       return Status::InvalidArgument("flow " + spec_.name + " has no source");
     }
@@ -82,19 +85,22 @@ class StreamingQuery::Impl {
   // time as a last column (which a key naming the watermark column refers to).
   Status PrepareDeduplication() {
     if (!spec_.drop_duplicates) return Status::OK();
-    std::optional<Transform::Watermark> watermark = transform_ ? transform_->watermark() : std::nullopt;
+    std::optional<Transform::Watermark> watermark =
+        transform_ ? transform_->watermark() : std::nullopt;
     dedup_schema_ = output_schema_;
-    dedup_options_.mode = spec_.drop_duplicates->within_watermark ? DeduplicateMode::kWithinWatermark
-                                                                  : DeduplicateMode::kDropDuplicates;
+    dedup_options_.mode = spec_.drop_duplicates->within_watermark
+                              ? DeduplicateMode::kWithinWatermark
+                              : DeduplicateMode::kDropDuplicates;
     if (watermark) {
       dedup_schema_.fields.push_back({"__weir_event_time", columnar::DataType::Timestamp(), true});
       dedup_options_.event_time_column = dedup_schema_.num_fields() - 1;
       dedup_options_.delay_ms = watermark->delay_ms;
     } else if (spec_.drop_duplicates->within_watermark) {
-      return Status::InvalidArgument(spec_.name + ": DROP DUPLICATES WITHIN WATERMARK needs a WATERMARK");
+      return Status::InvalidArgument(spec_.name +
+                                     ": DROP DUPLICATES WITHIN WATERMARK needs a WATERMARK");
     }
     for (const std::string& name : spec_.drop_duplicates->columns) {
-      int index = watermark && EqualsIgnoreCase(name, watermark->column)
+      int index = watermark && columnar::EqualsIgnoreAsciiCase(name, watermark->column)
                       ? dedup_options_.event_time_column
                       : output_schema_.FieldIndex(name);
       if (index < 0) {
@@ -105,16 +111,6 @@ class StreamingQuery::Impl {
       dedup_options_.key_columns.push_back(index);
     }
     return Status::OK();
-  }
-
-  static bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i) {
-      if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
-        return false;
-      }
-    }
-    return true;
   }
 
   const std::string& id() const { return checkpoint_->query_id(); }
@@ -172,11 +168,11 @@ class StreamingQuery::Impl {
   // The source's offset in a logged offsets/N (nullopt for a JSON null).
   Result<std::optional<std::string>> SourceOffset(const OffsetSeq& seq, int64_t batch_id) {
     if (seq.sources.size() != 1) {
-      return Status::InvalidArgument("There are [" + std::to_string(seq.sources.size()) +
-                                     "] sources in the checkpoint offsets and now there are [1] "
-                                     "sources requested by the query. Cannot continue. (checkpoint " +
-                                     spec_.checkpoint_dir + ", offsets/" + std::to_string(batch_id) +
-                                     ")");
+      return Status::InvalidArgument(
+          "There are [" + std::to_string(seq.sources.size()) +
+          "] sources in the checkpoint offsets and now there are [1] "
+          "sources requested by the query. Cannot continue. (checkpoint " +
+          spec_.checkpoint_dir + ", offsets/" + std::to_string(batch_id) + ")");
     }
     return seq.sources[0];
   }
@@ -186,12 +182,14 @@ class StreamingQuery::Impl {
     while (!Stopping()) {
       const int64_t trigger_start_ms = NowMs();
       Stopwatch latest_watch;
-      WEIR_ASSIGN_OR_RETURN(std::optional<std::string> end, source_->PlanNext(trigger, trigger_start_ms));
+      WEIR_ASSIGN_OR_RETURN(std::optional<std::string> end,
+                            source_->PlanNext(trigger, trigger_start_ms));
       const int64_t latest_ms = latest_watch.ElapsedMs();
       if (trigger.kind == Trigger::Kind::kAvailableNow && backfill_total_ == 0) {
         backfill_total_ = source_->BacklogRows();
       }
-      if (!end && dedup_options_.event_time_column >= 0 && watermark_ms_ > last_eviction_watermark_ms_) {
+      if (!end && dedup_options_.event_time_column >= 0 &&
+          watermark_ms_ > last_eviction_watermark_ms_) {
         // Spark's no-data batch: the watermark moved past the one state was last evicted with;
         // a batch over no new offsets evicts what expired.
         end = source_->StartJson();
@@ -201,8 +199,8 @@ class StreamingQuery::Impl {
         SleepUntil(trigger.NextTriggerMs(trigger_start_ms));
         continue;
       }
-      WEIR_RETURN_NOT_OK(RunBatch(batch_id, *end, trigger_start_ms, latest_ms, trigger_start_ms,
-                                  rows_written));
+      WEIR_RETURN_NOT_OK(
+          RunBatch(batch_id, *end, trigger_start_ms, latest_ms, trigger_start_ms, rows_written));
       ++*batches_run;
       ++batch_id;
       if (trigger.kind == Trigger::Kind::kOnce) return Status::OK();
@@ -278,12 +276,14 @@ class StreamingQuery::Impl {
         // The state as of the previous batch (a re-run sees exactly what the first run saw). The
         // store stays open from batch to batch; it is reopened after a failure or a skipped batch.
         dedup_.reset();
-        WEIR_ASSIGN_OR_RETURN(dedup_, Deduplicate::Open(fs_, StateStoreDir(spec_.checkpoint_dir, 0),
-                                                        batch_id - 1, dedup_schema_, dedup_options_));
+        WEIR_ASSIGN_OR_RETURN(
+            dedup_, Deduplicate::Open(fs_, StateStoreDir(spec_.checkpoint_dir, 0), batch_id - 1,
+                                      dedup_schema_, dedup_options_));
         dedup_version_ = batch_id - 1;
       }
       Deduplicate* dedup = dedup_.get();
-      WEIR_ASSIGN_OR_RETURN(BatchPrefetcher::Producer producer, source_->Read(options_.chunk_records));
+      WEIR_ASSIGN_OR_RETURN(BatchPrefetcher::Producer producer,
+                            source_->Read(options_.chunk_records));
       BatchPrefetcher prefetcher(std::move(producer), /*depth=*/4);
       auto fail = [&](Status st) {
         prefetcher.Stop();
@@ -333,7 +333,8 @@ class StreamingQuery::Impl {
         }
         output_rows += out->rows.num_rows();
         Status st = sink_->Write(out->rows);
-        if (st.ok() && quarantine_sink_ && !quarantine_done) st = quarantine_sink_->Write(out->quarantined);
+        if (st.ok() && quarantine_sink_ && !quarantine_done)
+          st = quarantine_sink_->Write(out->quarantined);
         if (!st.ok()) return fail(st);
       }
       prefetcher.Stop();
@@ -385,10 +386,12 @@ class StreamingQuery::Impl {
     progress.batch_id = batch_id;
     progress.batch_duration_ms = total.ElapsedMs();
     progress.num_input_rows = input_rows;
-    double since_last = last_trigger_start_ms_ > 0
-                            ? static_cast<double>(trigger_start_ms - last_trigger_start_ms_) / 1000.0
-                            : 0.0;
-    progress.input_rows_per_second = since_last > 0 ? static_cast<double>(input_rows) / since_last : 0.0;
+    double since_last =
+        last_trigger_start_ms_ > 0
+            ? static_cast<double>(trigger_start_ms - last_trigger_start_ms_) / 1000.0
+            : 0.0;
+    progress.input_rows_per_second =
+        since_last > 0 ? static_cast<double>(input_rows) / since_last : 0.0;
     double seconds = static_cast<double>(std::max<int64_t>(progress.batch_duration_ms, 1)) / 1000.0;
     progress.processed_rows_per_second = static_cast<double>(input_rows) / seconds;
     last_trigger_start_ms_ = trigger_start_ms;
@@ -402,7 +405,8 @@ class StreamingQuery::Impl {
     progress.sink_num_output_rows = output_rows;
     progress.extra["weir"] = "{\"filesWritten\":" + std::to_string(files_written) + "}";
     if (transform_) {
-      if (auto quality = transform_->TakeMetrics()) progress.extra["data_quality"] = quality->ToJson();
+      if (auto quality = transform_->TakeMetrics())
+        progress.extra["data_quality"] = quality->ToJson();
     }
     WEIR_RETURN_NOT_OK(source_->Advance(end));
     previous_watermark_ms_ = watermark_ms_;
@@ -427,8 +431,8 @@ class StreamingQuery::Impl {
   std::unique_ptr<Deduplicate> dedup_;  // open at dedup_version_ (a committed batch id, -1: none)
   int64_t dedup_version_ = -2;
   int64_t last_eviction_watermark_ms_ = 0;  // the watermark of the last batch that evicted state
-  int64_t watermark_ms_ = 0;           // this batch's (offsets/N batchWatermarkMs)
-  int64_t previous_watermark_ms_ = 0;  // the previous batch's: rows at or before it are late
+  int64_t watermark_ms_ = 0;                // this batch's (offsets/N batchWatermarkMs)
+  int64_t previous_watermark_ms_ = 0;       // the previous batch's: rows at or before it are late
   int64_t last_trigger_start_ms_ = 0;
   int64_t backfill_total_ = 0;  // availableNow: rows between the start and the end of the run
   int64_t backfill_done_ = 0;

@@ -18,17 +18,19 @@ Status TableSink::OpenOrCreate() {
     table_ = std::move(*table);
     const columnar::Schema& existing = table_->snapshot()->schema();
     if (!existing.Equals(options_.schema)) {
-      return Status::InvalidArgument(
-          "A schema mismatch detected when writing to the Delta table " + options_.path +
-          ": the table has (" + existing.ToDdl() + "), the flow writing " + options_.name +
-          " produces (" + options_.schema.ToDdl() + "). Write to a new table, or change the query "
-          "to match.");
+      return Status::InvalidArgument("A schema mismatch detected when writing to the Delta table " +
+                                     options_.path + ": the table has (" + existing.ToDdl() +
+                                     "), the flow writing " + options_.name + " produces (" +
+                                     options_.schema.ToDdl() +
+                                     "). Write to a new table, or change the query "
+                                     "to match.");
     }
     return Status::OK();
   }
   if (!table.status().IsNotFound()) return table.status();
-  auto created = delta::Table::Create(fs_, options_.path, options_.schema, options_.partition_by,
-                                      {options_.table_properties.begin(), options_.table_properties.end()});
+  auto created =
+      delta::Table::Create(fs_, options_.path, options_.schema, options_.partition_by,
+                           {options_.table_properties.begin(), options_.table_properties.end()});
   if (created.status().IsAlreadyExists()) return OpenOrCreate();  // a concurrent creator
   WEIR_ASSIGN_OR_RETURN(table_, std::move(created));
   Log("created Delta table " + options_.name + " at " + options_.path);
