@@ -71,7 +71,21 @@ TypePtr DecimalForIntegral(TypeId id) {
   }
 }
 
-std::optional<TypePtr> WiderType(const TypePtr& a, const TypePtr& b) {
+TypePtr DecimalForIntegralLiteral(int64_t value) {
+  // Digits of |value| (at least 1); unsigned so that INT64_MIN has 19.
+  uint64_t magnitude = value < 0 ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+  int digits = 1;
+  while (magnitude >= 10) {
+    magnitude /= 10;
+    ++digits;
+  }
+  return DataType::Decimal(digits, 0);
+}
+
+namespace {
+
+// findWiderTypeForTwo, with or without the STRING promotion.
+std::optional<TypePtr> Wider(const TypePtr& a, const TypePtr& b, bool string_promotion) {
   if (auto t = TightestCommonType(a, b)) return t;
   TypeId x = a->id(), y = b->id();
   if (x == TypeId::kDecimal || y == TypeId::kDecimal) {
@@ -86,18 +100,29 @@ std::optional<TypePtr> WiderType(const TypePtr& a, const TypePtr& b) {
       return BoundedDecimal(range + scale, scale);
     }
   }
-  // String promotion.
-  if (x == TypeId::kString && IsAtomic(y) && y != TypeId::kBinary && y != TypeId::kBoolean) {
-    return DataType::String();
-  }
-  if (y == TypeId::kString && IsAtomic(x) && x != TypeId::kBinary && x != TypeId::kBoolean) {
+  // String promotion: a STRING with any other atomic type but BINARY or BOOLEAN.
+  auto promotes = [](TypeId other) {
+    return IsAtomic(other) && other != TypeId::kBinary && other != TypeId::kBoolean;
+  };
+  if (string_promotion && ((x == TypeId::kString && promotes(y)) ||
+                           (y == TypeId::kString && promotes(x)))) {
     return DataType::String();
   }
   if (x == y && x == TypeId::kList) {
-    auto e = WiderType(a->element().type, b->element().type);
+    auto e = Wider(a->element().type, b->element().type, string_promotion);
     if (e) return DataType::List(*e, a->element().nullable || b->element().nullable);
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<TypePtr> WiderType(const TypePtr& a, const TypePtr& b) {
+  return Wider(a, b, /*string_promotion=*/true);
+}
+
+std::optional<TypePtr> WiderTypeWithoutStringPromotion(const TypePtr& a, const TypePtr& b) {
+  return Wider(a, b, /*string_promotion=*/false);
 }
 
 std::optional<TypePtr> ComparisonType(const TypePtr& a, const TypePtr& b) {
@@ -124,12 +149,25 @@ TypePtr DecimalResultType(DecimalOp op, const DataType& a, const DataType& b) {
       int scale = std::max(6, s1 + p2 + 1);
       return BoundedDecimal(p1 - s1 + s2 + scale, scale);
     }
-    case DecimalOp::kModulo: {
+    case DecimalOp::kModulo:
+    case DecimalOp::kPmod: {
       int scale = std::max(s1, s2);
       return BoundedDecimal(std::min(p1 - s1, p2 - s2) + scale, scale);
     }
   }
   return DataType::Decimal(38, 18);
+}
+
+TypePtr RoundedDecimalType(const DataType& input, int scale) {
+  int p = input.precision(), s = input.scale();
+  int integral_digits = p - s + 1;  // rounding up may carry into one more digit
+  if (scale < 0) {
+    // At least -scale + 1 digits: round(5, -1) = 10. (int64 so that -INT32_MIN cannot overflow.)
+    int64_t digits = std::max<int64_t>(integral_digits, -static_cast<int64_t>(scale) + 1);
+    return DataType::Decimal(static_cast<int>(std::min<int64_t>(digits, 38)), 0);
+  }
+  int new_scale = std::min(s, scale);
+  return DataType::Decimal(std::min(integral_digits + new_scale, 38), new_scale);
 }
 
 }  // namespace weir::expr

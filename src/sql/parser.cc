@@ -1262,6 +1262,7 @@ class Parser {
       if (IsClauseKeyword(t) && !Peek(1).IsOperator("(")) {
         return Expected("an expression");
       }
+      if (Peek(1).IsOperator("(") && IsKeywordCall()) return ParseKeywordCall(loc);
     }
     // x -> body
     if (Peek(1).IsOperator("->")) {
@@ -1287,6 +1288,170 @@ class Parser {
     }
     if (Peek().IsOperator("(")) return ParseFunctionCall(loc, parts);
     return MakeExpr(loc, ColumnRef{std::move(parts)});
+  }
+
+  // Whether the call at the current token is one of Spark's calls with keyword syntax (see
+  // ParseKeywordCall): its name, then the keyword that tells it from the ordinary call (trim(s),
+  // substring(s, 2)) at the top level of its parentheses. A token scan, so that no argument is
+  // parsed twice (a retry per nesting level would be exponential).
+  bool IsKeywordCall() const {
+    const Token& name = Peek();
+    std::string_view keyword;
+    if (name.IsKeyword("TRIM") || name.IsKeyword("EXTRACT") || name.IsKeyword("SUBSTRING") ||
+        name.IsKeyword("SUBSTR")) {
+      keyword = "FROM";
+    } else if (name.IsKeyword("POSITION")) {
+      keyword = "IN";
+    } else if (name.IsKeyword("OVERLAY")) {
+      keyword = "PLACING";
+    } else {
+      return false;
+    }
+    // TRIM(BOTH ...: the keyword syntax even without FROM (which ParseKeywordCall then asks for).
+    const Token& first = Peek(2);
+    if (name.IsKeyword("TRIM") &&
+        (first.IsKeyword("BOTH") || first.IsKeyword("LEADING") || first.IsKeyword("TRAILING")) &&
+        !Peek(3).IsOperator(")") && !Peek(3).IsOperator(",")) {
+      return true;
+    }
+    int depth = 0;
+    for (size_t i = pos_ + 1; i < tokens_.size(); ++i) {
+      const Token& t = tokens_[i];
+      if (t.kind == TokenKind::kEnd) return false;
+      if (t.IsOperator("(") || t.IsOperator("[")) {
+        ++depth;
+      } else if (t.IsOperator(")") || t.IsOperator("]")) {
+        if (--depth == 0) return false;
+      } else if (depth == 1 && t.IsKeyword(keyword)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Spark's calls with keyword syntax, read as ordinary calls (operands are value expressions,
+  // as in Spark's grammar):
+  //   TRIM([BOTH | LEADING | TRAILING] [chars] FROM s)  trim / ltrim / rtrim([chars,] s)
+  //   POSITION(sub IN s)                                 locate(sub, s)
+  //   OVERLAY(s PLACING r FROM pos [FOR len])            overlay(s, r, pos[, len])
+  //   SUBSTRING(s FROM pos [FOR len]), SUBSTR(...)       substring(s, pos[, len])
+  //   EXTRACT(field FROM x)                              the field's function (ParseExtract)
+  Result<ExprPtr> ParseKeywordCall(Location loc) {
+    std::string name = Upper(Advance().text);
+    Advance();  // (
+    if (name == "EXTRACT") return ParseExtract(loc);
+    FunctionCall call;
+    auto operand = [&]() -> Status {
+      WEIR_ASSIGN_OR_RETURN(ExprPtr e, ParseComparison());
+      call.args.push_back(std::move(e));
+      call.arg_names.emplace_back();
+      return Status::OK();
+    };
+    if (name == "TRIM") {
+      call.name = "trim";
+      bool option_follows = !Peek(1).IsOperator(")") && !Peek(1).IsOperator(",");
+      if (option_follows && AcceptKeyword("LEADING")) {
+        call.name = "ltrim";
+      } else if (option_follows && AcceptKeyword("TRAILING")) {
+        call.name = "rtrim";
+      } else if (option_follows) {
+        AcceptKeyword("BOTH");
+      }
+      if (!Peek().IsKeyword("FROM")) WEIR_RETURN_NOT_OK(operand());  // the characters
+      WEIR_RETURN_NOT_OK(ExpectKeyword("FROM"));
+      WEIR_RETURN_NOT_OK(operand());
+    } else if (name == "POSITION") {
+      call.name = "locate";
+      WEIR_RETURN_NOT_OK(operand());
+      WEIR_RETURN_NOT_OK(ExpectKeyword("IN"));
+      WEIR_RETURN_NOT_OK(operand());
+    } else {
+      call.name = name == "OVERLAY" ? "overlay" : "substring";
+      WEIR_RETURN_NOT_OK(operand());
+      if (name == "OVERLAY") {
+        WEIR_RETURN_NOT_OK(ExpectKeyword("PLACING"));
+        WEIR_RETURN_NOT_OK(operand());
+      }
+      WEIR_RETURN_NOT_OK(ExpectKeyword("FROM"));
+      WEIR_RETURN_NOT_OK(operand());
+      if (AcceptKeyword("FOR")) WEIR_RETURN_NOT_OK(operand());
+    }
+    WEIR_RETURN_NOT_OK(ExpectOperator(")"));
+    return MakeExpr(loc, std::move(call));
+  }
+
+  // EXTRACT(field FROM x), after "EXTRACT(": the function Spark's DatePart.parseExtractField
+  // picks for the field (YEAR -> year(x), DOW -> dayofweek(x), ...). SECOND has its fraction, as
+  // Spark's SecondWithFraction: CAST(CAST(pmod(unix_micros(CAST(x AS TIMESTAMP)), 60000000L) AS
+  // DECIMAL(8,0)) * 0.000001 AS DECIMAL(8,6)).
+  Result<ExprPtr> ParseExtract(Location loc) {
+    const Token& field = Peek();
+    if (field.kind != TokenKind::kIdentifier) {
+      return Expected("a field name (YEAR, MONTH, DAY, ...)");
+    }
+    Advance();
+    WEIR_RETURN_NOT_OK(ExpectKeyword("FROM"));
+    WEIR_ASSIGN_OR_RETURN(ExprPtr source, ParseComparison());
+    WEIR_RETURN_NOT_OK(ExpectOperator(")"));
+    auto call = [&](std::string function, ExprPtr arg) {
+      FunctionCall c;
+      c.name = std::move(function);
+      c.args.push_back(std::move(arg));
+      c.arg_names.emplace_back();
+      return MakeExpr(loc, std::move(c));
+    };
+    std::string field_name = Upper(field.text);
+    auto is = [&](std::initializer_list<std::string_view> names) {
+      return std::find(names.begin(), names.end(), field_name) != names.end();
+    };
+    if (is({"YEAR", "Y", "YEARS", "YR", "YRS"})) return call("year", std::move(source));
+    if (is({"QUARTER", "QTR"})) return call("quarter", std::move(source));
+    if (is({"MONTH", "MON", "MONS", "MONTHS"})) return call("month", std::move(source));
+    if (is({"WEEK", "W", "WEEKS"})) return call("weekofyear", std::move(source));
+    if (is({"DAY", "D", "DAYS"})) return call("day", std::move(source));
+    if (is({"DAYOFWEEK", "DOW"})) return call("dayofweek", std::move(source));
+    if (is({"DOY"})) return call("dayofyear", std::move(source));
+    if (is({"HOUR", "H", "HOURS", "HR", "HRS"})) return call("hour", std::move(source));
+    if (is({"MINUTE", "M", "MIN", "MINS", "MINUTES"})) return call("minute", std::move(source));
+    if (is({"DAYOFWEEK_ISO", "DOW_ISO"})) {
+      Literal one;
+      one.kind = Literal::Kind::kInteger;
+      one.type = columnar::DataType::Int32();
+      one.integer_value = 1;
+      one.text = "1";
+      return MakeExpr(loc, Binary{BinaryOp::kAdd, call("weekday", std::move(source)),
+                                  MakeExpr(loc, std::move(one))});
+    }
+    if (is({"SECOND", "S", "SEC", "SECONDS", "SECS"})) {
+      ExprPtr micros = call("unix_micros", MakeExpr(loc, Cast{std::move(source),
+                                                              columnar::DataType::Timestamp()}));
+      Literal minute;
+      minute.kind = Literal::Kind::kInteger;
+      minute.type = columnar::DataType::Int64();
+      minute.integer_value = 60000000;
+      minute.text = "60000000";
+      FunctionCall pmod;
+      pmod.name = "pmod";
+      pmod.args.push_back(std::move(micros));
+      pmod.args.push_back(MakeExpr(loc, std::move(minute)));
+      pmod.arg_names.resize(2);
+      ExprPtr whole = MakeExpr(loc, Cast{MakeExpr(loc, std::move(pmod)),
+                                         columnar::DataType::Decimal(8, 0)});
+      Literal micro;
+      micro.kind = Literal::Kind::kDecimal;
+      micro.type = columnar::DataType::Decimal(6, 6);
+      micro.decimal_unscaled = 1;
+      micro.text = "0.000001";
+      ExprPtr seconds = MakeExpr(
+          loc, Binary{BinaryOp::kMultiply, std::move(whole), MakeExpr(loc, std::move(micro))});
+      return MakeExpr(loc, Cast{std::move(seconds), columnar::DataType::Decimal(8, 6)});
+    }
+    if (is({"YEAROFWEEK"})) {
+      return ErrorAt(field, "EXTRACT(YEAROFWEEK FROM ...) is not supported by weir yet");
+    }
+    return ErrorAt(field, "cannot extract " + field.text +
+                              " (INVALID_EXTRACT_FIELD); the fields are YEAR, QUARTER, MONTH, "
+                              "WEEK, DAY, DAYOFWEEK, DAYOFWEEK_ISO, DOY, HOUR, MINUTE and SECOND");
   }
 
   Result<ExprPtr> ParseFunctionCall(Location loc, const std::vector<std::string>& parts) {

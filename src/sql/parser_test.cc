@@ -214,6 +214,68 @@ TEST(ParserTest, FunctionsCastsCaseAndPaths) {
   EXPECT_EQ(e->As<JsonPath>()->path, "$.a.b[2]");
 }
 
+TEST(ParserTest, KeywordCallSyntaxBecomesCalls) {
+  // TRIM: trim(trimStr, str) is Spark's 2-argument function form.
+  EXPECT_EQ(Sql("TRIM(BOTH 'x' FROM s)"), "trim('x', s)");
+  EXPECT_EQ(Sql("trim(leading 'ab' FROM a || b)"), "ltrim('ab', (a || b))");
+  EXPECT_EQ(Sql("TRIM(TRAILING FROM s)"), "rtrim(s)");
+  EXPECT_EQ(Sql("TRIM('x' FROM s)"), "trim('x', s)");
+  EXPECT_EQ(Sql("TRIM(FROM s)"), "trim(s)");
+  EXPECT_EQ(Sql("TRIM(BOTH FROM s)"), "trim(s)");
+  // Ordinary calls stay ordinary, also with a column named like an option.
+  EXPECT_EQ(Sql("trim(s)"), "trim(s)");
+  EXPECT_EQ(Sql("trim('x', s)"), "trim('x', s)");
+  EXPECT_EQ(Sql("trim(both)"), "trim(both)");
+  EXPECT_EQ(Sql("trim(leading, s)"), "trim(leading, s)");
+  EXPECT_EQ(Sql("POSITION('a' IN s)"), "locate('a', s)");
+  EXPECT_EQ(Sql("position(a + 1 IN concat(s, 'x'))"), "locate((a + 1), concat(s, 'x'))");
+  EXPECT_EQ(Sql("position('a', s, 2)"), "position('a', s, 2)");
+  EXPECT_EQ(Sql("OVERLAY(s PLACING 'x' FROM 2)"), "overlay(s, 'x', 2)");
+  EXPECT_EQ(Sql("OVERLAY(s PLACING 'x' FROM 2 FOR n + 1)"), "overlay(s, 'x', 2, (n + 1))");
+  EXPECT_EQ(Sql("SUBSTRING(s FROM 2)"), "substring(s, 2)");
+  EXPECT_EQ(Sql("substr(s FROM 2 FOR 3)"), "substring(s, 2, 3)");
+  EXPECT_EQ(Sql("substring(s, 2, 3)"), "substring(s, 2, 3)");
+  // The keyword inside a nested call belongs to that call.
+  EXPECT_EQ(Sql("trim(substring(s FROM 2), 'x')"), "trim(substring(s, 2), 'x')");
+  EXPECT_EQ(Sql("TRIM(BOTH 'x' FROM TRIM(LEADING FROM POSITION('a' IN s)))"),
+            "trim('x', ltrim(locate('a', s)))");
+  // EXTRACT: Spark's DatePart.parseExtractField.
+  EXPECT_EQ(Sql("EXTRACT(YEAR FROM ts)"), "year(ts)");
+  EXPECT_EQ(Sql("extract(yrs from ts)"), "year(ts)");
+  EXPECT_EQ(Sql("EXTRACT(QTR FROM d)"), "quarter(d)");
+  EXPECT_EQ(Sql("EXTRACT(MONTHS FROM d)"), "month(d)");
+  EXPECT_EQ(Sql("EXTRACT(W FROM d)"), "weekofyear(d)");
+  EXPECT_EQ(Sql("EXTRACT(D FROM d)"), "day(d)");
+  EXPECT_EQ(Sql("EXTRACT(DOW FROM d)"), "dayofweek(d)");
+  EXPECT_EQ(Sql("EXTRACT(DAYOFWEEK_ISO FROM d)"), "(weekday(d) + 1)");
+  EXPECT_EQ(Sql("EXTRACT(DOY FROM d)"), "dayofyear(d)");
+  EXPECT_EQ(Sql("EXTRACT(HOUR FROM ts)"), "hour(ts)");
+  EXPECT_EQ(Sql("EXTRACT(M FROM ts)"), "minute(ts)");
+  EXPECT_EQ(Sql("EXTRACT(`second` FROM ts + INTERVAL 1 HOUR)"),
+            "CAST((CAST(pmod(unix_micros(CAST((ts + INTERVAL 1 HOURS) AS TIMESTAMP)), 60000000L) "
+            "AS DECIMAL(8,0)) * 0.000001) AS DECIMAL(8,6))");
+
+  EXPECT_EQ(ErrorOf("SELECT EXTRACT(FORTNIGHT FROM ts)"),
+            "line 1, column 16: cannot extract FORTNIGHT (INVALID_EXTRACT_FIELD); the fields are "
+            "YEAR, QUARTER, MONTH, WEEK, DAY, DAYOFWEEK, DAYOFWEEK_ISO, DOY, HOUR, MINUTE and "
+            "SECOND");
+  EXPECT_EQ(ErrorOf("SELECT EXTRACT(YEAROFWEEK FROM ts)"),
+            "line 1, column 16: EXTRACT(YEAROFWEEK FROM ...) is not supported by weir yet");
+  EXPECT_EQ(ErrorOf("SELECT EXTRACT('year' FROM ts)"),
+            "line 1, column 16: expected a field name (YEAR, MONTH, DAY, ...) near ''year''");
+  EXPECT_EQ(ErrorOf("SELECT TRIM(BOTH 'x' s)"), "line 1, column 22: expected FROM near 's'");
+  EXPECT_EQ(ErrorOf("SELECT OVERLAY(s PLACING 'x' 2)"),
+            "line 1, column 30: expected FROM near '2'");
+  EXPECT_EQ(ErrorOf("SELECT POSITION('a' IN s, 2)"), "line 1, column 25: expected ')' near ','");
+
+  // Nested keyword calls parse in linear passes, not one retry per level.
+  std::string nested;
+  for (int i = 0; i < 60; ++i) nested += "trim(position('a' IN ";
+  nested += "s";
+  for (int i = 0; i < 60; ++i) nested += "))";
+  ASSERT_OK(ParseExpression(nested).status());
+}
+
 TEST(ParserTest, ToSqlReparsesToTheSameText) {
   for (std::string_view text :
        {"CAST(key AS STRING)", "((a + 1) * (- b))", "CASE WHEN (x > 1) THEN 'a' ELSE 'b' END",
