@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "columnar/text_format.h"
 #include "expr/cast.h"
 #include "expr/functions.h"
 #include "expr/spark_text.h"
@@ -15,20 +16,11 @@ using columnar::DataType;
 using columnar::TypeId;
 using columnar::TypePtr;
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x + 32);
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y + 32);
-    if (x != y) return false;
-  }
-  return true;
-}
+using columnar::EqualsIgnoreAsciiCase;
 
 int FindField(const std::vector<columnar::Field>& fields, std::string_view name) {
   for (size_t i = 0; i < fields.size(); ++i) {
-    if (EqualsIgnoreCase(fields[i].name, name)) return static_cast<int>(i);
+    if (EqualsIgnoreAsciiCase(fields[i].name, name)) return static_cast<int>(i);
   }
   return -1;
 }
@@ -166,7 +158,7 @@ class ExprBinder {
     size_t start = 0;
     if (parts.size() >= 2 && input_.FieldIndex(parts[0]) < 0) {
       for (const std::string& q : qualifiers_) {
-        if (EqualsIgnoreCase(q, parts[0])) {
+        if (EqualsIgnoreAsciiCase(q, parts[0])) {
           start = 1;
           break;
         }
@@ -188,7 +180,7 @@ class ExprBinder {
   Result<BoundExprPtr> ResolveInLambda(const std::vector<std::string>& parts,
                                        sql::Location location) {
     for (size_t i = 0; i < scope_->names.size(); ++i) {
-      if (!EqualsIgnoreCase(scope_->names[i], parts[0])) continue;
+      if (!EqualsIgnoreAsciiCase(scope_->names[i], parts[0])) continue;
       BoundExprPtr e = MakeColumn(scope_->schema, static_cast<int>(i), location);
       for (size_t k = 1; k < parts.size(); ++k) {
         WEIR_ASSIGN_OR_RETURN(e, FieldOf(std::move(e), parts[k], location));
@@ -226,7 +218,7 @@ class ExprBinder {
     bool qualifier_only = star.qualifier.empty();
     if (star.qualifier.size() == 1) {
       for (const std::string& q : qualifiers_) {
-        if (EqualsIgnoreCase(q, star.qualifier[0]) && input_.FieldIndex(q) < 0) qualifier_only = true;
+        if (EqualsIgnoreAsciiCase(q, star.qualifier[0]) && input_.FieldIndex(q) < 0) qualifier_only = true;
       }
     }
     if (qualifier_only) {
@@ -639,7 +631,7 @@ class ExprBinder {
     LambdaScope scope;
     for (size_t i = 0; i < lambda.params.size(); ++i) {
       for (size_t k = 0; k < i; ++k) {
-        if (EqualsIgnoreCase(lambda.params[k], lambda.params[i])) {
+        if (EqualsIgnoreAsciiCase(lambda.params[k], lambda.params[i])) {
           return ErrorAt(lambda_expr.location, "lambda argument " +
                                                    sql::QuoteIdentifier(lambda.params[i]) +
                                                    " is declared twice");
