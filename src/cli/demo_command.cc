@@ -13,12 +13,28 @@
 #include "cli/flags.h"
 #include "cli/orders_sql.h"
 #include "cli/pipeline_runner.h"
+#include "cli/table_output.h"
 #include "columnar/json_lines.h"
+#include "delta/scan.h"
 #include "delta/table.h"
 #include "fs/local_file_system.h"
 
 namespace weir::cli {
 namespace {
+
+// Prints the first `n` rows of the table at `path` as a text table.
+Status PrintFirstRows(fs::FileSystem* fs, const std::string& path, int64_t n) {
+  WEIR_ASSIGN_OR_RETURN(auto table, delta::Table::Open(fs, path));
+  WEIR_ASSIGN_OR_RETURN(auto scan, delta::TableScan::Make(table->snapshot(), {}));
+  WEIR_ASSIGN_OR_RETURN(RowPrinter printer, RowPrinter::Make("table", stdout));
+  std::printf("\nfirst rows of sales.silver.orders:\n");
+  while (true) {
+    WEIR_ASSIGN_OR_RETURN(std::optional<columnar::Batch> batch, scan->Next());
+    if (!batch || !printer.Print(*batch, n)) break;
+  }
+  printer.Finish();
+  return Status::OK();
+}
 
 int DemoMain(const Flags& flags) {
   auto events = flags.GetInt("events");
@@ -103,6 +119,15 @@ int DemoMain(const Flags& flags) {
                 static_cast<long long>(snapshot.total_size()),
                 static_cast<long long>(snapshot.version() + 1));
   }
+  for (const FlowRunSummary& s : summaries) {
+    if (s.table != "sales.silver.orders") continue;
+    std::printf(
+        "\nsilver this run: %lld events read, %lld duplicates removed, %lld rows quarantined, "
+        "%lld late rows dropped\n",
+        static_cast<long long>(s.input_rows), static_cast<long long>(s.duplicates_dropped),
+        static_cast<long long>(s.quarantined), static_cast<long long>(s.late_rows_dropped));
+  }
+  if (Status st = PrintFirstRows(fs, dir + "/sales/silver/orders", 5); !st.ok()) return Fail(st);
   std::printf("\nInspect them with: weir table describe %s/sales/silver/orders\n", dir.c_str());
   return 0;
 }

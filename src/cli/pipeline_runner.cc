@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "cli/progress_bar.h"
@@ -35,17 +36,36 @@ fs::FileSystem* FlowFileSystem() {
   return &faulty;
 }
 
+// Adds a batch's counts to a flow's totals.
+void AddToTotals(const stream::QueryProgress& p, FlowRunSummary* total) {
+  total->input_rows += p.num_input_rows;
+  for (const stream::StateOperatorProgress& op : p.state_operators) {
+    auto duplicates = op.custom_metrics.find("numDroppedDuplicateRows");
+    if (duplicates != op.custom_metrics.end()) total->duplicates_dropped += duplicates->second;
+    total->late_rows_dropped += op.num_rows_dropped_by_watermark;
+  }
+  auto quality = p.extra.find("data_quality");
+  if (quality == p.extra.end()) return;
+  auto j = nlohmann::json::parse(quality->second, nullptr, false);
+  if (!j.is_object()) return;
+  total->quarantined += j.value("quarantined_records", int64_t{0});
+  total->dropped_by_expectations += j.value("dropped_records", int64_t{0});
+}
+
 }  // namespace
 
 Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_options,
                    std::vector<FlowRunSummary>* summaries) {
   std::vector<std::unique_ptr<stream::StreamingQuery>> queries;
+  // Per flow, the totals of its progress reports (each flow reports from one thread).
+  auto totals = std::make_unique<FlowRunSummary[]>(pipeline.tables.size());
   std::FILE* progress_log = run_options.progress_log;
   std::mutex log_mutex;  // flows of a continuous run report from their own threads
   // A backfill progress bar when stderr is a terminal and the run ends by itself.
   ProgressBar bar(run_options.trigger.kind == stream::Trigger::Kind::kAvailableNow &&
                   isatty(2) != 0);
-  for (const auto& table : pipeline.tables) {
+  for (size_t t = 0; t < pipeline.tables.size(); ++t) {
+    const auto& table = pipeline.tables[t];
     WEIR_ASSIGN_OR_RETURN(stream::FlowSpec spec, stream::MakeFlow(table, run_options.lakehouse));
     stream::QueryOptions options;
     options.trigger = run_options.trigger;
@@ -53,8 +73,10 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
     options.on_backfill = [&bar](const stream::BackfillStatus& s) {
       bar.Update(s.name, s.done, s.total);
     };
-    options.on_progress = [&bar, &log_mutex, progress_log](const stream::QueryProgress& p) {
+    FlowRunSummary* total = &totals[t];
+    options.on_progress = [&bar, &log_mutex, progress_log, total](const stream::QueryProgress& p) {
       bar.Print(p.Summary());
+      AddToTotals(p, total);
       if (progress_log != nullptr) {
         std::lock_guard<std::mutex> lock(log_mutex);
         std::string line = p.ToJson() + "\n";
@@ -109,8 +131,11 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
   std::signal(SIGTERM, SIG_DFL);
   Status first_failure;
   for (size_t i = 0; i < queries.size(); ++i) {
-    summaries->push_back({pipeline.tables[i].name.ToString(), queries[i]->batches_run(),
-                          queries[i]->rows_written()});
+    FlowRunSummary summary = totals[i];
+    summary.table = pipeline.tables[i].name.ToString();
+    summary.batches = queries[i]->batches_run();
+    summary.rows_written = queries[i]->rows_written();
+    summaries->push_back(std::move(summary));
     if (results[i].ok()) continue;
     if (results[i].IsCancelled() && g_stop.load()) {
       std::fprintf(stderr, "weir: stopped: %s\n", results[i].message().c_str());

@@ -18,6 +18,12 @@ struct FlowRunSummary {
   std::string table;
   int64_t batches = 0;
   int64_t rows_written = 0;
+  // Totals of this run's progress reports.
+  int64_t input_rows = 0;
+  int64_t duplicates_dropped = 0;
+  int64_t late_rows_dropped = 0;
+  int64_t quarantined = 0;
+  int64_t dropped_by_expectations = 0;
 };
 
 struct PipelineRunOptions {
