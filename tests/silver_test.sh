@@ -110,6 +110,13 @@ assert 'watermark' in silver[-1]['eventTime'], silver[-1]
 check "second run succeeds" run_pipeline
 check "re-sent events add no silver row" \
   expect silver "{\"n\":$distinct}" "SELECT count(*) AS n FROM SILVER"
+check "re-sent late events are behind the watermark: dropped and counted" python3 -c "
+import json
+rows = [json.loads(l) for l in open('$work/progress.jsonl')]
+silver = [r for r in rows if r['name'] == 'sales.silver.orders'][-2:]  # the second run's batches
+dropped = sum(op['numRowsDroppedByWatermark'] for r in silver for op in r['stateOperators'])
+assert dropped == $(m late), (dropped, $(m late))
+"
 check "re-sent malformed events are quarantined again" \
   expect quarantine "{\"n\":$((2 * malformed))}" "SELECT count(*) AS n FROM QUARANTINE"
 
@@ -118,7 +125,7 @@ check "re-sent malformed events are quarantined again" \
   --malformed 0.01 --late 0.01 --seed 8 --manifest "$work/manifest2.json" > /dev/null 2>&1
 for delay in 0.3 0.6 0.9 1.2 1.6; do
   "$WEIR" run "$pipeline" --lakehouse "$lake" --trigger availableNow --set bootstrap="$BOOTSTRAP" \
-    > "$work/killed.log" 2>&1 &
+    --progress-log "$work/progress.jsonl" > "$work/killed.log" 2>&1 &
   pid=$!
   sleep "$delay"
   kill -9 "$pid" 2>/dev/null
@@ -134,4 +141,16 @@ check "after the kills: silver has each event_id once" \
 check "after the kills: quarantine has each malformed event once per delivery" \
   expect quarantine "{\"n\":$((2 * malformed + malformed2)),\"keys\":$((2 * malformed + malformed2))}" \
   "SELECT count(*) AS n, count(DISTINCT (eh_partition, eh_offset)) AS keys FROM QUARANTINE"
+check "state stays within the watermark window: the first events' keys were evicted" python3 -c "
+import json
+def parsed(line):
+    try:
+        return json.loads(line)
+    except ValueError:  # a line cut by a SIGKILL
+        return None
+rows = [r for r in map(parsed, open('$work/progress.jsonl')) if r]
+last = [r for r in rows if r['name'] == 'sales.silver.orders'][-1]
+total = last['stateOperators'][0]['numRowsTotal']
+assert 0 < total <= $distinct2, (total, $distinct2)
+"
 finish
