@@ -58,6 +58,7 @@ bench: deps
 	$(BUILD)/bench/from_json_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 	bench/kafka_source.sh $(BUILD)/weir
 	bench/bronze.sh $(BUILD)/weir
+	bench/silver.sh $(BUILD)/weir
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD)
