@@ -263,6 +263,9 @@ struct FromClause {
   bool streaming = false;  // STREAM keyword present
   std::vector<NamedArgument> kafka_arguments;  // kReadKafka
   QualifiedName table;                         // kTable
+  // kTable: `WITH (key = value, ...)` after the table, Databricks' options clause: the reader
+  // options of Delta's streaming source (maxFilesPerTrigger, startingVersion, ...).
+  std::map<std::string, std::string> table_options;
   std::optional<Watermark> watermark;
   std::string alias;  // [AS] alias, "" when absent
   Location location;

@@ -515,6 +515,10 @@ class Parser {
       return Expected("read_kafka(...) or a table name");
     }
     if (parens > 0) WEIR_RETURN_NOT_OK(ExpectOperator(")"));
+    if (from.kind == FromClause::Kind::kTable && Peek().IsKeyword("WITH") && Peek(1).IsOperator("(")) {
+      Advance();
+      WEIR_RETURN_NOT_OK(ParseTableProperties(&from.table_options));
+    }
     if (Peek().IsKeyword("WATERMARK")) {
       WEIR_ASSIGN_OR_RETURN(Watermark w, ParseWatermark());
       from.watermark = std::move(w);

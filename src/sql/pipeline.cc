@@ -291,6 +291,7 @@ class PipelineBuilder {
       }
     } else {
       WEIR_ASSIGN_OR_RETURN(def.source_table, ResolveTableName(from.table, catalog_, schema_));
+      def.source_options = from.table_options;
     }
     for (const SelectItem& item : q.select_list) {
       WEIR_RETURN_NOT_OK(RejectSecret(item.expr.get(), "the select list"));

@@ -95,6 +95,7 @@ struct StreamingTableDefinition {
   // and anything concatenated with one are secret.
   std::map<std::string, OptionValue> kafka_options;
   TableIdentifier source_table;  // kTable: the table read as a stream
+  std::map<std::string, std::string> source_options;  // kTable: its WITH (...) reader options
   // Where rejected rows go (QUARANTINE INTO, or <table>_quarantine when an expectation says
   // ON VIOLATION QUARANTINE); absent when the flow has no quarantine table.
   std::optional<TableIdentifier> quarantine_table;

@@ -216,6 +216,7 @@ CREATE STREAMING TABLE sales.silver.orders (
   WHERE eh_offset >= 0
   DROP DUPLICATES WITHIN WATERMARK (event_id, order_id);
 CREATE STREAMING TABLE audit AS SELECT * FROM STREAM(sales.bronze.orders_raw)
+  WITH (maxFilesPerTrigger = 5, 'startingVersion' = 'latest', skipChangeCommits = true)
   DROP DUPLICATES (event_id) QUARANTINE INTO rejected;)", {}, secrets));
   ASSERT_EQ(p.tables.size(), 2u);
   const Query& q = p.tables[0].query();
@@ -230,6 +231,11 @@ CREATE STREAMING TABLE audit AS SELECT * FROM STREAM(sales.bronze.orders_raw)
   EXPECT_FALSE(p.tables[1].query().drop_duplicates->within_watermark);
   ASSERT_TRUE(p.tables[1].quarantine_table.has_value());
   EXPECT_EQ(p.tables[1].quarantine_table->ToString(), "main.default.rejected");
+  EXPECT_EQ(p.tables[1].source_options,
+            (std::map<std::string, std::string>{{"maxFilesPerTrigger", "5"},
+                                                {"skipChangeCommits", "true"},
+                                                {"startingVersion", "latest"}}));
+  EXPECT_TRUE(p.tables[0].source_options.empty());
 
   auto r = ParsePipeline("CREATE STREAMING TABLE t AS SELECT * FROM STREAM(s)\n"
                          "DROP DUPLICATES WITHIN WATERMARK (id);", {}, secrets);

@@ -285,8 +285,9 @@ Result<FlowSpec> MakeFlow(const sql::StreamingTableDefinition& definition,
                                                    query.drop_duplicates->columns};
   }
   if (definition.source_kind == sql::FromClause::Kind::kTable) {
-    spec.delta = FlowSpec::DeltaTable{
-        definition.source_table.ToString(), lakehouse.TablePath(definition.source_table), {}};
+    spec.delta = FlowSpec::DeltaTable{definition.source_table.ToString(),
+                                      lakehouse.TablePath(definition.source_table),
+                                      definition.source_options};
     // The source table's schema is known when the flow starts (its upstream flow may create it).
     const sql::StreamingTableDefinition* bound = &definition;
     spec.make_transform = [bound](const columnar::Schema& input) {
