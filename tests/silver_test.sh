@@ -10,7 +10,7 @@ set -uo pipefail
 source "$(dirname "$0")/tools/common.sh"
 work=$(mktemp -d)
 trap 'kill $BROKER_PID 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-start_broker orders:4 seed001:2
+start_broker orders:8 seed001:2
 lake=$work/lake
 silver=$lake/sales/silver/orders
 quarantine=$lake/sales/silver/orders_quarantine
@@ -120,10 +120,12 @@ assert dropped == $(m late), (dropped, $(m late))
 check "re-sent malformed events are quarantined again" \
   expect quarantine "{\"n\":$((2 * malformed))}" "SELECT count(*) AS n FROM QUARANTINE"
 
-# 3. SIGKILL during silver runs: new events (seed 8), killed at several moments, then finished.
-"$WEIR" produce --bootstrap "$BOOTSTRAP" --topic orders --count 30000 --duplicates 0.05 \
+# 3. SIGKILL during silver runs: 100,000 new events (seed 8), `weir run` killed 20 times at
+# moments spread over the bronze and silver batches (WAL, Parquet, state, Delta commits), then
+# finished.
+"$WEIR" produce --bootstrap "$BOOTSTRAP" --topic orders --count 100000 --compression lz4 --duplicates 0.05 \
   --malformed 0.01 --late 0.01 --seed 8 --manifest "$work/manifest2.json" > /dev/null 2>&1
-for delay in 0.3 0.6 0.9 1.2 1.6; do
+for delay in 0.2 0.9 0.4 1.3 0.6 1.7 0.3 1.1 0.8 1.5 0.5 1.9 0.7 1.2 0.35 1.6 0.95 0.45 1.4 2.2; do
   "$WEIR" run "$pipeline" --lakehouse "$lake" --trigger availableNow --set bootstrap="$BOOTSTRAP" \
     --progress-log "$work/progress.jsonl" > "$work/killed.log" 2>&1 &
   pid=$!
