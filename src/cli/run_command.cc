@@ -67,12 +67,15 @@ int RunRun(const std::vector<std::string>& args) {
   Flags flags("weir run PIPELINE.sql [--lakehouse DIR] [--trigger availableNow|once|processingTime=10s]\n"
               "                [--set name=value ...] [--progress-log FILE] [--secrets FILE]",
               "Runs every streaming table of a pipeline file (CREATE OR REFRESH STREAMING TABLE ... AS\n"
-              "SELECT ... FROM STREAM read_kafka(...)) exactly once into Delta tables under the\n"
-              "lakehouse folder (<lakehouse>/<catalog>/<schema>/<table>, checkpoints in\n"
-              "<lakehouse>/_checkpoints/<table>). Restarting resumes from the checkpoints; a batch that\n"
-              "was interrupted is re-run over exactly its range. ${name} in the file is replaced by\n"
-              "--set name=value; secret('scope','key') reads WEIR_SECRET_<SCOPE>_<KEY> or --secrets.\n"
-              "SIGINT / SIGTERM stop after (or abandon) the current batch without a partial commit.");
+              "SELECT ... FROM STREAM read_kafka(...) or FROM STREAM(other_table)) exactly once into\n"
+              "Delta tables under the lakehouse folder (<lakehouse>/<catalog>/<schema>/<table>,\n"
+              "checkpoints in <lakehouse>/_checkpoints/<table>). With availableNow or once, flows run\n"
+              "in file order (bronze before silver); with processingTime, all at once. Expectations,\n"
+              "WATERMARK, DROP DUPLICATES and QUARANTINE INTO are described in docs/sql-extensions.md.\n"
+              "Restarting resumes from the checkpoints; a batch that was interrupted is re-run over\n"
+              "exactly its range. ${name} in the file is replaced by --set name=value;\n"
+              "secret('scope','key') reads WEIR_SECRET_<SCOPE>_<KEY> or --secrets. SIGINT / SIGTERM\n"
+              "stop after (or abandon) the current batch without a partial commit.");
   flags.Positional("PIPELINE.sql", 1, 1);
   flags.Value("lakehouse", "DIR", "where tables and checkpoints live", "./lakehouse");
   flags.Value("trigger", "TRIGGER", "availableNow (all data now, then stop), once, or processingTime=INTERVAL",
