@@ -66,7 +66,7 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
                   isatty(2) != 0);
   for (size_t t = 0; t < pipeline.tables.size(); ++t) {
     const auto& table = pipeline.tables[t];
-    WEIR_ASSIGN_OR_RETURN(stream::FlowSpec spec, stream::MakeFlow(table, run_options.lakehouse));
+    WEIR_ASSIGN_OR_RETURN(stream::FlowSpec spec, stream::MakeFlow(table, run_options.lakehouse, pipeline.settings));
     stream::QueryOptions options;
     options.trigger = run_options.trigger;
     options.log = [&bar](const std::string& line) { bar.Print("weir: " + line); };

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "columnar/json_lines.h"
+#include "columnar/text_format.h"
 #include "expr/binder.h"
 #include "expr/evaluator.h"
 #include "expr/projection.h"
@@ -34,7 +35,7 @@ class SqlTransform : public Transform {
   SqlTransform(std::string table, expr::Projection projection, std::optional<expr::Filter> filter,
                std::vector<BoundExpectation> expectations,
                std::optional<columnar::Schema> quarantine_schema,
-               std::optional<Watermark> watermark)
+               std::optional<Watermark> watermark, bool ansi)
       : table_(std::move(table)),
         projection_(std::move(projection)),
         filter_(std::move(filter)),
@@ -43,6 +44,7 @@ class SqlTransform : public Transform {
         watermark_(std::move(watermark)),
         output_schema_(projection_.output_schema()) {
     if (watermark_) output_schema_.fields.pop_back();
+    context_.ansi = ansi;
     ResetMetrics();
   }
 
@@ -198,7 +200,7 @@ std::string SparkOptionName(const std::string& name) {
 // Binds the definition's SELECT list, WHERE and expectations against the source's rows and
 // builds the transform.
 Result<std::shared_ptr<Transform>> MakeSqlTransform(const sql::StreamingTableDefinition& definition,
-                                                    const columnar::Schema& input) {
+                                                    const columnar::Schema& input, bool ansi) {
   const std::string table = definition.name.ToString();
   const sql::Query& query = definition.query();
   expr::Binder binder(input);
@@ -253,7 +255,7 @@ Result<std::shared_ptr<Transform>> MakeSqlTransform(const sql::StreamingTableDef
   }
   return std::shared_ptr<Transform>(std::make_shared<SqlTransform>(
       table, std::move(projection), std::move(filter), std::move(expectations),
-      std::move(quarantine), std::move(watermark)));
+      std::move(quarantine), std::move(watermark), ansi));
 }
 
 }  // namespace
@@ -267,8 +269,12 @@ std::string LakehouseLayout::CheckpointDir(const sql::TableIdentifier& name) con
 }
 
 Result<FlowSpec> MakeFlow(const sql::StreamingTableDefinition& definition,
-                          const LakehouseLayout& lakehouse) {
+                          const LakehouseLayout& lakehouse,
+                          const std::map<std::string, std::string>& settings) {
   const std::string table = definition.name.ToString();
+  auto ansi_setting = settings.find("spark.sql.ansi.enabled");
+  const bool ansi = ansi_setting != settings.end() &&
+                    columnar::EqualsIgnoreAsciiCase(ansi_setting->second, "true");
   const sql::Query& query = definition.query();
   FlowSpec spec;
   spec.name = table;
@@ -290,8 +296,8 @@ Result<FlowSpec> MakeFlow(const sql::StreamingTableDefinition& definition,
                                       definition.source_options};
     // The source table's schema is known when the flow starts (its upstream flow may create it).
     const sql::StreamingTableDefinition* bound = &definition;
-    spec.make_transform = [bound](const columnar::Schema& input) {
-      return MakeSqlTransform(*bound, input);
+    spec.make_transform = [bound, ansi](const columnar::Schema& input) {
+      return MakeSqlTransform(*bound, input, ansi);
     };
     return spec;
   }
@@ -311,7 +317,7 @@ Result<FlowSpec> MakeFlow(const sql::StreamingTableDefinition& definition,
   for (const auto& s : secrets) parsed->redactor.AddSecret(s);
   // Kafka rows have a fixed schema: bind now, so that SQL errors show before anything runs.
   WEIR_ASSIGN_OR_RETURN(std::shared_ptr<Transform> transform,
-                        MakeSqlTransform(definition, KafkaSourceSchema(parsed->include_headers)));
+                        MakeSqlTransform(definition, KafkaSourceSchema(parsed->include_headers), ansi));
   spec.kafka = std::move(*parsed);
   spec.make_transform = [transform](const columnar::Schema&) -> Result<std::shared_ptr<Transform>> {
     return transform;

@@ -3,6 +3,7 @@
 // WHERE as a vectorized Transform, and the table's place in the lakehouse. Thread-compatible.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -26,7 +27,10 @@ struct LakehouseLayout {
 // The flow of one streaming table. InvalidArgument for bad read_kafka options or SELECT lists
 // (with their line and column); a flow reading a table binds its SELECT when it starts (the
 // source table's schema is read then), so `definition` must outlive the flow's start.
+// `settings` are the pipeline's SET values: spark.sql.ansi.enabled=true makes failed casts row
+// errors (quarantined when the flow has a quarantine table, else the flow stops, as in Spark).
 Result<FlowSpec> MakeFlow(const sql::StreamingTableDefinition& definition,
-                          const LakehouseLayout& lakehouse);
+                          const LakehouseLayout& lakehouse,
+                          const std::map<std::string, std::string>& settings = {});
 
 }  // namespace weir::stream

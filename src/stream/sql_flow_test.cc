@@ -13,7 +13,8 @@ constexpr int64_t kBatchTimestampMs = 1780909200000;  // 2026-06-08 09:00:00 UTC
 
 Result<std::shared_ptr<Transform>> TransformOf(const std::string& sql) {
   WEIR_ASSIGN_OR_RETURN(sql::Pipeline pipeline, sql::ParsePipeline(sql, {}, sql::SecretResolver()));
-  WEIR_ASSIGN_OR_RETURN(FlowSpec spec, MakeFlow(pipeline.tables.at(0), {"/lake"}));
+  WEIR_ASSIGN_OR_RETURN(FlowSpec spec,
+                        MakeFlow(pipeline.tables.at(0), {"/lake"}, pipeline.settings));
   return spec.make_transform(KafkaSourceSchema(false));
 }
 
@@ -93,16 +94,33 @@ CREATE STREAMING TABLE t AS SELECT offset FROM STREAM read_kafka(
   EXPECT_FALSE(transform->TakeMetrics().has_value());
 }
 
-TEST(SqlFlowTest, QuarantineIntoRoutesAnsiCastErrors) {
-  ASSERT_OK_AND_ASSIGN(auto transform, TransformOf(R"(
+TEST(SqlFlowTest, AnsiCastErrorsGoToQuarantineOrStopTheFlow) {
+  constexpr char kCast[] = R"(
 CREATE STREAMING TABLE t AS SELECT CAST(CAST(value AS STRING) AS INT) AS amount
-FROM STREAM read_kafka(bootstrapServers => 'localhost:9092', subscribe => 'orders')
-QUARANTINE INTO t_rejects;)"));
-  ASSERT_NE(transform->quarantine_schema(), nullptr);
-  ASSERT_OK_AND_ASSIGN(TransformResult out, transform->Apply(KafkaRows(), kBatchTimestampMs));
+FROM STREAM read_kafka(bootstrapServers => 'localhost:9092', subscribe => 'orders'))";
   // Not ANSI: "x" becomes NULL and is kept.
-  EXPECT_EQ(out.rows.num_rows(), 5);
-  EXPECT_EQ(out.quarantined.num_rows(), 0);
+  ASSERT_OK_AND_ASSIGN(auto lenient, TransformOf(std::string(kCast) + " QUARANTINE INTO t_rejects;"));
+  ASSERT_NE(lenient->quarantine_schema(), nullptr);
+  ASSERT_OK_AND_ASSIGN(TransformResult kept, lenient->Apply(KafkaRows(), kBatchTimestampMs));
+  EXPECT_EQ(kept.rows.num_rows(), 5);
+  EXPECT_EQ(kept.quarantined.num_rows(), 0);
+  // ANSI with a quarantine table: the row whose cast failed goes there, with the cast's message.
+  ASSERT_OK_AND_ASSIGN(auto ansi, TransformOf("SET spark.sql.ansi.enabled = true;" +
+                                              std::string(kCast) + " QUARANTINE INTO t_rejects;"));
+  ASSERT_OK_AND_ASSIGN(TransformResult routed, ansi->Apply(KafkaRows(), kBatchTimestampMs));
+  EXPECT_EQ(routed.rows.num_rows(), 4);
+  ASSERT_EQ(routed.quarantined.num_rows(), 1);
+  std::string row = delta::testing::JsonRows(routed.quarantined)[0];
+  EXPECT_NE(row.find(R"("offset":4)"), std::string::npos) << row;
+  EXPECT_NE(row.find("'x'"), std::string::npos) << row;
+  EXPECT_EQ(ansi->TakeMetrics()->quarantined_records, 1);
+  // ANSI without one: the flow stops, as Spark's query fails.
+  ASSERT_OK_AND_ASSIGN(auto strict, TransformOf("SET spark.sql.ansi.enabled = true;" +
+                                                std::string(kCast) + ";"));
+  auto failed = strict->Apply(KafkaRows(), kBatchTimestampMs);
+  ASSERT_STATUS_CODE(kInvalidArgument, failed);
+  EXPECT_NE(failed.status().message().find("QUARANTINE INTO"), std::string::npos)
+      << failed.status().ToString();
 }
 
 }  // namespace
