@@ -50,7 +50,6 @@ class SubexpressionSharer {
     bool same_children = true;
     for (const BoundExprPtr& child : e->children) {
       BoundExprPtr interned = Intern(child);
-      if (interned == nullptr) return e;  // a child that cannot be shared
       same_children &= interned == child;
       key += std::to_string(reinterpret_cast<uintptr_t>(interned.get())) + ",";
       children.push_back(std::move(interned));

@@ -4,8 +4,7 @@ namespace weir::stream {
 
 Result<std::unique_ptr<DeltaFlowSource>> DeltaFlowSource::Open(
     fs::FileSystem* fs, std::string table_name, std::string table_path,
-    const std::map<std::string, std::string>& options,
-    std::function<void(const std::string&)> log) {
+    const std::map<std::string, std::string>& options) {
   WEIR_ASSIGN_OR_RETURN(delta::DeltaSourceOptions parsed,
                         delta::DeltaSourceOptions::FromMap(options));
   auto source = delta::DeltaSource::Open(fs, table_path, std::move(parsed));
@@ -18,7 +17,6 @@ Result<std::unique_ptr<DeltaFlowSource>> DeltaFlowSource::Open(
   std::unique_ptr<DeltaFlowSource> flow(new DeltaFlowSource());
   WEIR_ASSIGN_OR_RETURN(flow->source_, std::move(source));
   flow->table_path_ = std::move(table_path);
-  flow->log_ = std::move(log);
   return flow;
 }
 
@@ -49,8 +47,9 @@ Result<std::optional<std::string>> DeltaFlowSource::PlanNext(const Trigger& trig
                                     : source_->DefaultReadLimit();
   WEIR_ASSIGN_OR_RETURN(std::optional<delta::DeltaSourceOffset> end,
                         source_->LatestOffset(start_, limit));
-  if (trigger.kind == Trigger::Kind::kAvailableNow && backlog_rows_ == 0 &&
+  if (trigger.kind == Trigger::Kind::kAvailableNow && !backlog_counted_ &&
       source_->available_now_end()) {
+    backlog_counted_ = true;
     auto files = source_->FilesBetween(start_, *source_->available_now_end());
     if (files.ok()) {
       for (const auto& f : *files) backlog_rows_ += f.add->NumRecords().value_or(0);

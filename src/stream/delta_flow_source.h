@@ -3,7 +3,6 @@
 // maxBytesPerTrigger). Each batch reads whole data files, one file per chunk.
 #pragma once
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -22,8 +21,7 @@ class DeltaFlowSource : public FlowSource {
   // `options` are Delta's reader options (startingVersion, maxFilesPerTrigger, ...).
   static Result<std::unique_ptr<DeltaFlowSource>> Open(fs::FileSystem* fs, std::string table_name,
                                                        std::string table_path,
-                                                       const std::map<std::string, std::string>& options,
-                                                       std::function<void(const std::string&)> log);
+                                                       const std::map<std::string, std::string>& options);
 
   const columnar::Schema& schema() const override { return source_->schema(); }
   std::string description() const override;
@@ -47,9 +45,9 @@ class DeltaFlowSource : public FlowSource {
   std::optional<delta::DeltaSourceOffset> start_;
   std::optional<std::string> latest_json_;
   bool available_now_prepared_ = false;
-  int64_t backlog_rows_ = 0;
+  int64_t backlog_rows_ = 0;  // availableNow: rows up to the end of the run, counted once
+  bool backlog_counted_ = false;
   std::vector<delta::DeltaSourceFile> files_;
-  std::function<void(const std::string&)> log_;
 };
 
 }  // namespace weir::stream

@@ -51,7 +51,7 @@ class StreamingQuery::Impl {
     } else if (spec_.delta) {
       WEIR_ASSIGN_OR_RETURN(source_,
                             DeltaFlowSource::Open(fs_, spec_.delta->name, spec_.delta->path,
-                                                  spec_.delta->options, log));
+                                                           spec_.delta->options));
     } else {
       return Status::InvalidArgument("flow " + spec_.name + " has no source");
     }
