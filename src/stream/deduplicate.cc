@@ -243,8 +243,21 @@ Result<std::unique_ptr<Deduplicate>> Deduplicate::Open(fs::FileSystem* fs, std::
   options.store.schema = schema;
   WEIR_ASSIGN_OR_RETURN(std::unique_ptr<StateStore> store,
                         StateStore::Open(fs, std::move(state_dir), version, options.store));
-  return std::unique_ptr<Deduplicate>(
+  std::unique_ptr<Deduplicate> dedup(
       new Deduplicate(std::move(options), input_schema, std::move(store)));
+  WEIR_RETURN_NOT_OK(dedup->LoadFingerprints());
+  return dedup;
+}
+
+Status Deduplicate::LoadFingerprints() {
+  fingerprints_.Clear();
+  evicted_fingerprints_.clear();
+  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<StateStore::Cursor> cursor,
+                        store_->Scan(StateStore::Keyspace::kRows));
+  for (; cursor->Valid(); cursor->Next()) {
+    fingerprints_.Insert(fingerprints_.Fingerprint(cursor->key()));
+  }
+  return cursor->status();
 }
 
 std::string_view Deduplicate::operator_name() const {
@@ -292,10 +305,14 @@ Result<std::vector<int32_t>> Deduplicate::Process(const columnar::Batch& input,
     }
     key_.clear();
     EncodeKey(input, row, options_.key_columns, &key_);
-    WEIR_ASSIGN_OR_RETURN(bool present, store_->Contains(key_));
-    if (present) {
-      ++duplicates_dropped_;
-      continue;
+    // Most keys are new: their fingerprint is absent and the store is not asked.
+    const uint64_t fingerprint = fingerprints_.Fingerprint(key_);
+    if (fingerprints_.MayContain(fingerprint)) {
+      WEIR_ASSIGN_OR_RETURN(bool present, store_->Contains(key_));
+      if (present) {
+        ++duplicates_dropped_;
+        continue;
+      }
     }
     value.clear();
     int64_t evict_at = 0;
@@ -316,6 +333,7 @@ Result<std::vector<int32_t>> Deduplicate::Process(const columnar::Batch& input,
       index_key_.append(key_);
       WEIR_RETURN_NOT_OK(store_->Put(index_key_, {}, StateStore::Keyspace::kIndex));
     }
+    fingerprints_.Insert(fingerprint);
     ++rows_updated_;
     keep.push_back(static_cast<int32_t>(row));
   }
@@ -345,6 +363,8 @@ Status Deduplicate::EvictExpired(int64_t eviction_watermark_ms) {
     // Index and rows change together, so the index entry proves the row is there.
     WEIR_RETURN_NOT_OK(store_->Remove(index_key.substr(8), StateStore::Keyspace::kRows,
                                       /*known_present=*/true));
+    // Leaves the filter only once the removal is committed (an aborted batch keeps the row).
+    evicted_fingerprints_.push_back(fingerprints_.Fingerprint(index_key.substr(8)));
     WEIR_RETURN_NOT_OK(store_->Remove(index_key, StateStore::Keyspace::kIndex));
     ++rows_removed_;
   }
@@ -356,6 +376,8 @@ Status Deduplicate::EvictExpired(int64_t eviction_watermark_ms) {
 Status Deduplicate::Commit(int64_t batch_id) {
   StateStoreMetrics before = store_->metrics();
   WEIR_RETURN_NOT_OK(store_->Commit(batch_id));
+  for (uint64_t f : evicted_fingerprints_) fingerprints_.EraseOne(f);
+  evicted_fingerprints_.clear();
   StateStoreMetrics after = store_->metrics();
   StateOperatorProgress p;
   p.operator_name = std::string(operator_name());
@@ -365,7 +387,7 @@ Status Deduplicate::Commit(int64_t batch_id) {
   p.all_updates_time_ms = updates_time_ns_ / 1000000;
   p.all_removals_time_ms = removals_time_ns_ / 1000000;
   p.commit_time_ms = after.commit_time_ms;
-  p.memory_used_bytes = after.memory_used_bytes;
+  p.memory_used_bytes = after.memory_used_bytes + fingerprints_.memory_bytes();
   p.num_rows_dropped_by_watermark = rows_dropped_by_watermark_;
   p.custom_metrics["numDroppedDuplicateRows"] = duplicates_dropped_;
   p.custom_metrics["rocksdbCommitFlushLatency"] = after.commit_flush_ms;
@@ -381,7 +403,9 @@ Status Deduplicate::Commit(int64_t batch_id) {
 
 Status Deduplicate::Abort() {
   ResetBatchMetrics();
-  return store_->Abort();
+  WEIR_RETURN_NOT_OK(store_->Abort());
+  // The batch's inserts left fingerprints behind: start again from the store's keys.
+  return LoadFingerprints();
 }
 
 void Deduplicate::ResetBatchMetrics() {

@@ -3,7 +3,8 @@
 // same key (in this batch or any later one) are dropped; with a watermark, late rows are dropped
 // and state is evicted. State lives in a StateStore (docs/state-format.md). Per batch N:
 //   Process(rows, late-events watermark)*  →  EvictExpired(batch N's watermark)  →  Commit(N)
-// or Abort() to drop the batch's updates. Not thread-safe.
+// or Abort() to drop the batch's updates. An in-memory fingerprint of every state key (8 bytes at
+// most twice over) answers "certainly new" without a store lookup. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include "base/result.h"
 #include "columnar/column.h"
 #include "fs/file_system.h"
+#include "stream/fingerprint_set.h"
 #include "stream/progress.h"
 #include "stream/state_store.h"
 
@@ -96,10 +98,16 @@ class Deduplicate {
   Deduplicate(DeduplicateOptions options, columnar::Schema schema,
               std::unique_ptr<StateStore> store);
   void ResetBatchMetrics();
+  // Rebuilds fingerprints_ from the store's rows.
+  Status LoadFingerprints();
 
   DeduplicateOptions options_;
   columnar::Schema schema_;
   std::unique_ptr<StateStore> store_;
+  // A fingerprint of every key in the store (pending updates included): lookups of new keys,
+  // the common case, never reach the store.
+  FingerprintSet fingerprints_;
+  std::vector<uint64_t> evicted_fingerprints_;  // removed from fingerprints_ at Commit
   bool index_by_time_ = false;        // state rows have eviction-time index entries
   int event_time_key_position_ = -1;  // kDropDuplicates: position of the event time among keys
   StateOperatorProgress progress_;

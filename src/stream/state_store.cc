@@ -6,12 +6,14 @@
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/iterator.h>
 #include <rocksdb/options.h>
+#include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
 #include <rocksdb/utilities/checkpoint.h>
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -26,8 +28,11 @@ constexpr std::string_view kLockName = "LOCK";
 constexpr std::string_view kTempPrefix = ".tmp-";
 constexpr char kRowsPrefix = 'r';
 constexpr char kIndexPrefix = 'i';
-// Pending updates are written to RocksDB in one batch once they hold this many bytes.
-constexpr size_t kPendingBatchBytes = size_t{1} << 20;
+// Pending updates (StateStoreOptions::pending_bytes) are written to RocksDB at once: as one sorted
+// SST file ingested into the working database (no memtable skiplist inserts, which cost a dozen
+// random key comparisons each), or, below kIngestMinBytes (a commit's remainder), a write batch.
+constexpr size_t kIngestMinBytes = size_t{256} << 10;
+constexpr std::string_view kIngestName = ".tmp-ingest.sst";
 
 char PrefixOf(StateStore::Keyspace keyspace) {
   return keyspace == StateStore::Keyspace::kRows ? kRowsPrefix : kIndexPrefix;
@@ -219,14 +224,15 @@ void StateStore::CloseDb() {
 
 Status StateStore::Load(int64_t version) {
   CloseDb();
-  pending_.clear();
-  pending_bytes_ = 0;
+  pending_.Clear();
   // Leftovers of a crash: the working database and half-written versions.
   WEIR_ASSIGN_OR_RETURN(std::vector<fs::FileInfo> entries, fs_->List(dir_));
   for (const fs::FileInfo& e : entries) {
     std::string name = fs::BaseName(e.path);
     if (e.is_dir && (name == kWorkName || name.starts_with(kTempPrefix))) {
       WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, e.path, /*dir=*/true));
+    } else if (!e.is_dir && name == kIngestName) {
+      WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, e.path, /*dir=*/false));
     }
   }
   std::string work = fs::JoinPath(dir_, kWorkName);
@@ -310,9 +316,9 @@ Status StateStore::OpenWorkingDb(bool create) {
   options.error_if_exists = false;
   options.write_buffer_size = options_.write_buffer_bytes;
   options.max_write_buffer_number = 2;
-  // A bloom filter over the memtable: most lookups are for new keys and skip its skiplist search.
-  options.memtable_whole_key_filtering = true;
-  options.memtable_prefix_bloom_size_ratio = 0.05;
+  // Recent levels are rewritten often and random keys barely compress: compress only below L1.
+  options.compression_per_level = {rocksdb::kNoCompression, rocksdb::kNoCompression,
+                                   rocksdb::kLZ4Compression};
   options.target_file_size_base = 8 << 20;
   options.max_bytes_for_level_base = 64 << 20;
   // Keys arrive in random order, so each L0 -> L1 compaction rewrites much of L1: compact less
@@ -346,54 +352,56 @@ void StateStore::ResetCounters() {
   counters_.put_count = 0;
 }
 
-const std::optional<std::string>* StateStore::FindPending() const {
-  if (pending_.empty()) return nullptr;
-  auto it = pending_.find(std::string_view(key_buffer_));
-  return it == pending_.end() ? nullptr : &it->second;
-}
-
 Status StateStore::AddPending(bool is_put, std::string_view value) {
-  std::optional<std::string> entry;
-  if (is_put) entry.emplace(value);
-  auto it = pending_.find(std::string_view(key_buffer_));
-  if (it == pending_.end()) {
-    pending_bytes_ += key_buffer_.size() + value.size() + 16;
-    pending_.emplace(key_buffer_, std::move(entry));
-  } else {
-    pending_bytes_ += value.size();
-    it->second = std::move(entry);
-  }
+  pending_.Set(key_buffer_, value, /*is_removal=*/!is_put);
   ++counters_.put_count;
-  if (pending_bytes_ >= kPendingBatchBytes) return ApplyPending();
+  if (pending_.data_bytes() >= options_.pending_bytes) return ApplyPending();
   return Status::OK();
 }
 
 Status StateStore::ApplyPending() {
   if (pending_.empty()) return Status::OK();
-  // In key order: the memtable's skiplist inserts a sorted run much faster than random keys.
-  std::vector<const std::pair<const std::string, std::optional<std::string>>*> sorted;
-  sorted.reserve(pending_.size());
-  for (const auto& entry : pending_) sorted.push_back(&entry);
-  std::sort(sorted.begin(), sorted.end(),
-            [](const auto* a, const auto* b) { return a->first < b->first; });
-  rocksdb::WriteBatch batch(pending_bytes_ + 64);
-  for (const auto* entry : sorted) {
-    rocksdb::Status s = entry->second.has_value() ? batch.Put(entry->first, *entry->second)
-                                                  : batch.Delete(entry->first);
-    WEIR_RETURN_NOT_OK(FromRocks(s, "write state in", dir_));
+  std::vector<const UpdateBuffer::Update*> sorted = pending_.Sorted();
+  if (pending_.data_bytes() >= kIngestMinBytes) {
+    WEIR_RETURN_NOT_OK(IngestSorted(sorted));
+  } else {
+    rocksdb::WriteBatch batch(pending_.data_bytes() + 16 * sorted.size() + 64);
+    for (const UpdateBuffer::Update* u : sorted) {
+      rocksdb::Status s = u->removal ? batch.Delete(u->key) : batch.Put(u->key, u->value);
+      WEIR_RETURN_NOT_OK(FromRocks(s, "write state in", dir_));
+    }
+    rocksdb::WriteOptions write;
+    write.disableWAL = true;  // durability comes from Commit's checkpoint (docs/state-format.md)
+    WEIR_RETURN_NOT_OK(FromRocks(db_->Write(write, &batch), "write state in", dir_));
   }
-  rocksdb::WriteOptions write;
-  write.disableWAL = true;  // durability comes from Commit's checkpoint (docs/state-format.md)
-  WEIR_RETURN_NOT_OK(FromRocks(db_->Write(write, &batch), "write state in", dir_));
-  pending_.clear();
-  pending_bytes_ = 0;
+  pending_.Clear();
   return Status::OK();
+}
+
+Status StateStore::IngestSorted(const std::vector<const UpdateBuffer::Update*>& sorted) {
+  std::string file = fs::JoinPath(dir_, kIngestName);
+  WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, file, /*dir=*/false));
+  rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), db_->GetOptions());
+  WEIR_RETURN_NOT_OK(FromRocks(writer.Open(file), "write state file", file));
+  for (const UpdateBuffer::Update* u : sorted) {
+    rocksdb::Status s = u->removal ? writer.Delete(u->key) : writer.Put(u->key, u->value);
+    WEIR_RETURN_NOT_OK(FromRocks(s, "write state file", file));
+  }
+  WEIR_RETURN_NOT_OK(FromRocks(writer.Finish(), "write state file", file));
+  rocksdb::IngestExternalFileOptions ingest;
+  ingest.move_files = true;  // hard-linked into the working database
+  ingest.allow_blocking_flush = true;
+  WEIR_RETURN_NOT_OK(FromRocks(db_->IngestExternalFile({file}, ingest), "ingest state file", file));
+  return DeleteIfExists(fs_, file, /*dir=*/false);
 }
 
 Result<std::optional<std::string>> StateStore::Get(std::string_view key, Keyspace keyspace) {
   key_buffer_.assign(1, PrefixOf(keyspace));
   key_buffer_.append(key);
-  if (const std::optional<std::string>* pending = FindPending()) return *pending;
+  if (const UpdateBuffer::Update* pending = pending_.Find(key_buffer_)) {
+    return pending->removal ? std::optional<std::string>()
+                            : std::optional<std::string>(std::string(pending->value));
+  }
   std::string value;
   ++counters_.get_count;
   rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), key_buffer_, &value);
@@ -405,7 +413,7 @@ Result<std::optional<std::string>> StateStore::Get(std::string_view key, Keyspac
 Result<bool> StateStore::Contains(std::string_view key, Keyspace keyspace) {
   key_buffer_.assign(1, PrefixOf(keyspace));
   key_buffer_.append(key);
-  if (const std::optional<std::string>* pending = FindPending()) return pending->has_value();
+  if (const UpdateBuffer::Update* pending = pending_.Find(key_buffer_)) return !pending->removal;
   rocksdb::PinnableSlice value;
   ++counters_.get_count;
   rocksdb::Status s =
@@ -549,8 +557,7 @@ StateStoreMetrics StateStore::metrics() const {
     db_->GetIntProperty(rocksdb::DB::Properties::kCurSizeAllMemTables, &memtables);
     db_->GetIntProperty(rocksdb::DB::Properties::kEstimateTableReadersMem, &readers);
     db_->GetIntProperty(rocksdb::DB::Properties::kTotalSstFilesSize, &sst);
-    // Pending updates: the batch plus, roughly, its index's nodes.
-    uint64_t pending = pending_bytes_ + pending_.size() * 48;
+    uint64_t pending = pending_.memory_bytes();
     m.memory_used_bytes =
         static_cast<int64_t>(memtables + readers + block_cache_->GetUsage() + pending);
     m.sst_file_bytes = static_cast<int64_t>(sst);

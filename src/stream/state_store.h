@@ -11,11 +11,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "base/result.h"
 #include "fs/file_system.h"
+#include "stream/update_buffer.h"
 
 namespace rocksdb {
 class Cache;
@@ -34,7 +34,10 @@ struct StateStoreOptions {
   // RocksDB memory: LRU block cache (data, index and filter blocks) and one memtable (two at most
   // while one flushes).
   size_t block_cache_bytes = size_t{8} << 20;
-  size_t write_buffer_bytes = size_t{4} << 20;
+  size_t write_buffer_bytes = size_t{32} << 20;
+  // Updates are kept in memory (and answered from there) until they hold this many bytes, then
+  // written to the working database as one sorted SST file.
+  size_t pending_bytes = size_t{16} << 20;
   // What the operator stores (key and value layout), recorded with every version. Opening a version
   // recorded with a different schema fails with InvalidArgument.
   std::string schema;
@@ -139,12 +142,11 @@ class StateStore {
   Status ApplyRetention(int64_t new_version);
   Status DeleteVersion(int64_t version);
   void ResetCounters();
-  // Updates collect in pending_ first (one sorted RocksDB write per many updates); lookups check
-  // it first.
+  // Updates collect in pending_ first (written to RocksDB at once, see options.pending_bytes);
+  // lookups check it first.
   Status AddPending(bool is_put, std::string_view value);
   Status ApplyPending();
-  // The pending update of key_buffer_: nullptr if none; else has_value() false for a removal.
-  const std::optional<std::string>* FindPending() const;
+  Status IngestSorted(const std::vector<const UpdateBuffer::Update*>& sorted);
 
   fs::FileSystem* fs_;
   std::string dir_;
@@ -157,13 +159,7 @@ class StateStore {
   struct Lock;
   std::unique_ptr<Lock> lock_;
   std::string key_buffer_;  // keyspace byte + key, reused
-  struct StringHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-  };
-  // Key (with keyspace byte) -> value, or nullopt for a removal.
-  std::unordered_map<std::string, std::optional<std::string>, StringHash, std::equal_to<>> pending_;
-  size_t pending_bytes_ = 0;
+  UpdateBuffer pending_;  // keys with the keyspace byte
 };
 
 }  // namespace weir::stream

@@ -103,6 +103,7 @@ TEST_F(StateStoreTest, UncommittedUpdatesVanishWhenTheStoreIsDropped) {
 TEST_F(StateStoreTest, UpdatesFlushedToSstButUncommittedStillVanish) {
   StateStoreOptions small;
   small.write_buffer_bytes = 64 << 10;  // forces memtable flushes into the working database
+  small.pending_bytes = 1 << 20;        // and SST files ingested into it
   {
     ASSERT_OK_AND_ASSIGN(auto store, OpenAt(-1, small));
     ASSERT_OK(store->Put("keep", "v"));

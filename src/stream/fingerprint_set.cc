@@ -1,0 +1,121 @@
+#include "stream/fingerprint_set.h"
+
+#include <bit>
+#include <cstring>
+#include <random>
+
+namespace weir::stream {
+
+namespace {
+
+constexpr size_t kInitialSlots = 1024;
+
+uint64_t Load64(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+// 64x64 -> 128-bit multiply, folded: the mixing step of wyhash-style hashes.
+uint64_t Mix(uint64_t a, uint64_t b) {
+  unsigned __int128 r = static_cast<unsigned __int128>(a) * b;
+  return static_cast<uint64_t>(r) ^ static_cast<uint64_t>(r >> 64);
+}
+
+constexpr uint64_t kP0 = 0xa0761d6478bd642full;
+constexpr uint64_t kP1 = 0xe7037ed1a0b428dbull;
+constexpr uint64_t kP2 = 0x8ebc6af09c88c6e3ull;
+constexpr uint64_t kP3 = 0x589965cc75374cc3ull;
+
+}  // namespace
+
+FingerprintSet::FingerprintSet() {
+  std::random_device random;
+  seed_ = (uint64_t{random()} << 32) ^ random();
+  Clear();
+}
+
+uint64_t FingerprintSet::Fingerprint(std::string_view key) const {
+  const char* p = key.data();
+  size_t n = key.size();
+  uint64_t h = seed_ ^ Mix(n ^ kP0, kP1);
+  while (n >= 16) {
+    h = Mix(Load64(p) ^ kP1, Load64(p + 8) ^ h);
+    p += 16;
+    n -= 16;
+  }
+  if (n >= 8) {
+    h = Mix(Load64(p) ^ kP2, h ^ kP3);
+    p += 8;
+    n -= 8;
+  }
+  if (n > 0) {
+    uint64_t tail = 0;
+    std::memcpy(&tail, p, n);
+    h = Mix(tail ^ kP3, h ^ kP0);
+  }
+  h = Mix(h ^ kP2, kP1 ^ seed_);
+  return h == 0 ? 1 : h;
+}
+
+bool FingerprintSet::MayContain(uint64_t fingerprint) const {
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = SlotOf(fingerprint);; i = (i + 1) & mask) {
+    if (slots_[i] == fingerprint) return true;
+    if (slots_[i] == 0) return false;
+  }
+}
+
+void FingerprintSet::Insert(uint64_t fingerprint) {
+  if (static_cast<size_t>(size_ + 1) * 2 > slots_.size()) Grow();
+  const size_t mask = slots_.size() - 1;
+  size_t i = SlotOf(fingerprint);
+  while (slots_[i] != 0) i = (i + 1) & mask;
+  slots_[i] = fingerprint;
+  ++size_;
+}
+
+bool FingerprintSet::EraseOne(uint64_t fingerprint) {
+  const size_t mask = slots_.size() - 1;
+  size_t i = SlotOf(fingerprint);
+  for (;; i = (i + 1) & mask) {
+    if (slots_[i] == 0) return false;
+    if (slots_[i] == fingerprint) break;
+  }
+  // Backward-shift deletion: move later entries of the probe run into the hole when their home
+  // slot does not lie (cyclically) between the hole and them.
+  size_t hole = i;
+  for (size_t j = (hole + 1) & mask; slots_[j] != 0; j = (j + 1) & mask) {
+    size_t home = SlotOf(slots_[j]);
+    bool between = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
+    if (!between) {
+      slots_[hole] = slots_[j];
+      hole = j;
+    }
+  }
+  slots_[hole] = 0;
+  --size_;
+  return true;
+}
+
+void FingerprintSet::Clear() {
+  slots_.assign(kInitialSlots, 0);
+  shift_ = 64 - std::countr_zero(kInitialSlots);
+  size_ = 0;
+}
+
+void FingerprintSet::Grow() {
+  std::vector<uint64_t> old;
+  old.swap(slots_);
+  slots_.assign(old.size() * 2, 0);
+  --shift_;
+  const size_t mask = slots_.size() - 1;
+  for (uint64_t f : old) {
+    if (f == 0) continue;
+    size_t i = SlotOf(f);
+    while (slots_[i] != 0) i = (i + 1) & mask;
+    slots_[i] = f;
+  }
+}
+
+}  // namespace weir::stream
