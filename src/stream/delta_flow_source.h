@@ -32,6 +32,8 @@ class DeltaFlowSource : public FlowSource {
   Status PlanRead(const std::string& end_json) override;
   int64_t PlannedRows() const override;
   Result<BatchPrefetcher::Producer> Read(int64_t chunk_rows) override;
+  // A chunk is a whole data file (often hundreds of thousands of rows): read one ahead.
+  size_t prefetch_depth() const override { return 1; }
   std::map<std::string, int64_t> SinkTxns(const std::string&) const override { return {}; }
   void Report(const std::string& end_json, SourceProgress* progress) const override;
   Status Advance(const std::string& end_json) override;

@@ -52,6 +52,8 @@ class FlowSource {
   virtual int64_t PlannedRows() const { return 0; }
   // Reads the planned batch in chunks of about `chunk_rows` rows.
   virtual Result<BatchPrefetcher::Producer> Read(int64_t chunk_rows) = 0;
+  // How many of Read's chunks may be read ahead of the one being written.
+  virtual size_t prefetch_depth() const { return 4; }
   // After the producer finished: warnings, metrics.
   virtual void FinishRead() {}
 

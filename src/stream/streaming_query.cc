@@ -284,7 +284,7 @@ class StreamingQuery::Impl {
       Deduplicate* dedup = dedup_.get();
       WEIR_ASSIGN_OR_RETURN(BatchPrefetcher::Producer producer,
                             source_->Read(options_.chunk_records));
-      BatchPrefetcher prefetcher(std::move(producer), /*depth=*/4);
+      BatchPrefetcher prefetcher(std::move(producer), source_->prefetch_depth());
       auto fail = [&](Status st) {
         prefetcher.Stop();
         source_->FinishRead();
