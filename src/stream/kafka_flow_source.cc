@@ -195,7 +195,13 @@ std::map<std::string, int64_t> KafkaFlowSource::SinkTxns(const std::string& end_
   std::map<std::string, int64_t> txns;
   auto end = kafka::PartitionOffsetsFromJson(end_json);
   if (!end.ok()) return txns;
-  for (const auto& [tp, offset] : *end) txns[PartitionAppId(flow_, tp)] = offset;
+  // Only partitions the batch advanced: an idle partition's txn is already at its offset, and
+  // repeating it would read as "this batch is already committed".
+  for (const auto& [tp, offset] : *end) {
+    auto started = start_.find(tp);
+    if (started != start_.end() && started->second == offset) continue;
+    txns[PartitionAppId(flow_, tp)] = offset;
+  }
   return txns;
 }
 

@@ -74,6 +74,17 @@ Result<int64_t> TableSink::Commit(const std::string& query_id, int64_t batch_id,
     return committed.status();
   }
   if (committed->already_committed) {
+    // Only this query's own txn proves the batch is in the table: a source txn alone (another
+    // writer's, or one that did not advance) must never make a batch's rows vanish.
+    auto done = committed->snapshot ? committed->snapshot->TxnVersion(query_id) : std::nullopt;
+    if (!done || *done < batch_id) {
+      Abort();
+      return Status::Internal(
+          "Delta commit of batch " + std::to_string(batch_id) + " of " + options_.name +
+          " was refused as already committed, but the table holds no txn of query " + query_id +
+          " for it; nothing was written. Another writer holds a txn this flow also sets: stop it "
+          "or give this flow its own table");
+    }
     Abort();  // a concurrent run of this batch won; our files are not in the table
     Log("Skipping already complete epoch " + std::to_string(batch_id) + " of " + options_.name +
         " (committed concurrently)");
