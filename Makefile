@@ -9,7 +9,7 @@ CMAKE_FLAGS ?=
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: all deps build demo test unit-test sanitize-build asan-test integration-test fuzz bench clean
+.PHONY: all deps build demo test unit-test sanitize-build asan-test integration-test fuzz bench bench-e2e clean
 
 all: build
 
@@ -59,6 +59,10 @@ bench: deps
 	bench/kafka_source.sh $(BUILD)/weir
 	bench/bronze.sh $(BUILD)/weir
 	bench/silver.sh $(BUILD)/weir
+
+# The end-to-end benchmark (README "Performance"): ~15 minutes on an idle 2-core machine.
+bench-e2e: deps build
+	bench/e2e --weir $(BUILD)/weir --out $(BUILD)/bench-results/e2e
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD)
