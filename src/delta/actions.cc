@@ -518,7 +518,8 @@ Result<std::vector<Action>> ParseActions(std::string_view text, std::string_view
     if (!error.empty()) {
       return Status::Corruption("malformed action in " + std::string(source) + " line " +
                                 std::to_string(line_number) + ": " + error +
-                                " (a Delta commit file holds one JSON action per line)");
+                                " (a Delta commit file holds one JSON action per line; restore "
+                                "the damaged file from a backup)");
     }
   }
   return actions;

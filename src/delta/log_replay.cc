@@ -365,7 +365,16 @@ Status ReadParquetCheckpoint(fs::FileSystem* fs, const std::string& path,
 Status ReplayCheckpoint(fs::FileSystem* fs, const LogSegment& segment, TableState* state) {
   std::vector<Sidecar> sidecars;
   for (const LogFile& part : segment.checkpoint_files) {
-    WEIR_RETURN_NOT_OK(ApplyCheckpointFile(fs, segment.log_dir, part, state, &sidecars));
+    Status applied = ApplyCheckpointFile(fs, segment.log_dir, part, state, &sidecars);
+    if (applied.IsCorruption()) {
+      // What to do: a checkpoint only summarises commits, so without it readers replay them.
+      return Status::Corruption(applied.message() +
+                                " (a damaged Delta checkpoint: restore it from a backup, or "
+                                "delete it so that readers replay the commit files, if the log "
+                                "still holds every commit up to version " +
+                                std::to_string(*segment.checkpoint_version) + ")");
+    }
+    WEIR_RETURN_NOT_OK(applied);
   }
   std::string sidecar_dir = fs::JoinPath(segment.log_dir, kSidecarDirName);
   for (const Sidecar& s : sidecars) {
@@ -375,6 +384,16 @@ Status ReplayCheckpoint(fs::FileSystem* fs, const LogSegment& segment, TableStat
     }));
   }
   return Status::OK();
+}
+
+Result<std::vector<Action>> ParseCommitActions(std::string_view text, const std::string& path) {
+  WEIR_ASSIGN_OR_RETURN(std::vector<Action> actions, ParseActions(text, path));
+  if (actions.empty()) {
+    return Status::Corruption("Delta commit file " + path +
+                              " holds no action (it is empty or was truncated): the table cannot "
+                              "be read without it; restore the file from a backup or a replica");
+  }
+  return actions;
 }
 
 Result<std::vector<Action>> ReadCommitActions(fs::FileSystem* fs, const std::string& table_root,
@@ -388,13 +407,13 @@ Result<std::vector<Action>> ReadCommitActions(fs::FileSystem* fs, const std::str
     }
     return text.status();
   }
-  return ParseActions(*text, path);
+  return ParseCommitActions(*text, path);
 }
 
 Result<std::optional<CommitInfo>> ReplayCommitFile(fs::FileSystem* fs, const std::string& path,
                                                    TableState* state) {
   WEIR_ASSIGN_OR_RETURN(std::string text, fs::ReadFileToString(fs, path));
-  WEIR_ASSIGN_OR_RETURN(auto actions, ParseActions(text, path));
+  WEIR_ASSIGN_OR_RETURN(auto actions, ParseCommitActions(text, path));
   std::optional<CommitInfo> info;
   for (const Action& a : actions) {
     if (auto* ci = std::get_if<CommitInfo>(&a)) {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "base/result.h"
 #include "delta/actions.h"
@@ -42,6 +43,11 @@ Status ReadParquetCheckpoint(fs::FileSystem* fs, const std::string& path,
 
 // Applies the checkpoint of `segment` (all parts, and the sidecars a V2 checkpoint references).
 Status ReplayCheckpoint(fs::FileSystem* fs, const LogSegment& segment, TableState* state);
+
+// The actions of the commit file at `path` (its text given). Corruption when a line is not an
+// action, and when the file holds none: every writer puts at least one action in a commit, so an
+// empty file was cut short, and replaying it as empty would silently drop the files it added.
+Result<std::vector<Action>> ParseCommitActions(std::string_view text, const std::string& path);
 
 // The actions of commit `version` of the table at `table_root`, in file order (for a streaming
 // source reading a table's changes, and for history). NotFound when the commit does not exist.

@@ -93,6 +93,18 @@ Result<LogSegment> LogSegmentFromListing(const std::string& table_root, std::vec
     auto it = commits.find(v);
     if (it == commits.end()) {
       int64_t earliest = commits.empty() ? target + 1 : commits.begin()->first;
+      if (v < earliest && !seg.checkpoint_version && target >= earliest) {
+        // The version's own commits are there but what comes before them is gone and no
+        // checkpoint stands in: the log was damaged, not cleaned up (a cleanup always keeps the
+        // checkpoint it cleaned up to). Not NotFound: a writer would take the table for absent
+        // and create a new one over the old log.
+        return Status::Corruption(
+            "Delta table " + table_root + ": commit " + std::to_string(v) + " (" +
+            CommitFileName(v) + ") is missing and no checkpoint covers it, so version " +
+            std::to_string(target) + " cannot be reconstructed from commits " +
+            std::to_string(earliest) + ".." + std::to_string(target) +
+            "; restore the missing log files from a backup");
+      }
       if (v < earliest && !seg.checkpoint_version) {
         return Status::NotFound("Delta table " + table_root + ": version " +
                                 std::to_string(target) +

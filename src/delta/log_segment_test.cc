@@ -89,6 +89,16 @@ TEST(LogSegmentTest, GapsAreCorruption) {
   ASSERT_STATUS_CODE(kCorruption, after_checkpoint);
 }
 
+TEST(LogSegmentTest, MissingFirstCommitsWithoutCheckpointAreCorruption) {
+  auto files = Files({CommitFileName(1), CommitFileName(2)});
+  auto latest = LogSegmentFromListing("/t", files, std::nullopt);
+  ASSERT_STATUS_CODE(kCorruption, latest);
+  EXPECT_NE(latest.status().message().find(CommitFileName(0)), std::string::npos);
+  ASSERT_STATUS_CODE(kCorruption, LogSegmentFromListing("/t", files, 1));
+  // A version before the earliest commit is time travel past the history: NotFound.
+  ASSERT_STATUS_CODE(kNotFound, LogSegmentFromListing("/t", files, 0));
+}
+
 TEST(LogSegmentTest, EmptyLogAndUnknownVersionsAreNotFound) {
   ASSERT_STATUS_CODE(kNotFound, LogSegmentFromListing("/t", {}, std::nullopt));
   auto files = Files({CommitFileName(0), CommitFileName(1)});

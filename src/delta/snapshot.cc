@@ -70,7 +70,7 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Update(const std::shared_ptr<c
       return text.status();
     }
     if (!next) next.reset(new Snapshot(*base));
-    WEIR_ASSIGN_OR_RETURN(auto actions, ParseActions(*text, path));
+    WEIR_ASSIGN_OR_RETURN(auto actions, ParseCommitActions(*text, path));
     next->commit_info_.reset();
     for (const Action& a : actions) {
       if (auto* ci = std::get_if<CommitInfo>(&a)) {

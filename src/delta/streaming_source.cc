@@ -477,6 +477,12 @@ Result<DeltaSourceOffset> DeltaSourceOffset::FromJson(std::string_view json) {
   offset.index =
       (*source_version < kSourceVersion3 && *index == kBaseIndexV1) ? kBaseIndex : *index;
   if (offset.index == kEndIndex) return InvalidOffsetFormat(json);
+  // Negative indexes are markers, each with its own meaning; any other one (e.g. -1 in a
+  // sourceVersion 3 offset, which Delta never writes) would be read back as another marker.
+  if (offset.index < 0 && offset.index != kBaseIndex && offset.index != kMetadataChangeIndex &&
+      offset.index != kPostMetadataChangeIndex) {
+    return InvalidOffsetFormat(json);
+  }
   offset.is_initial_snapshot = *initial;
   return offset;
 }

@@ -131,6 +131,15 @@ TEST(DeltaSourceOffsetTest, RefusesWhatDeltaRefusesWithItsMessages) {
   EXPECT_THAT(missing.status().message(),
               HasSubstr("[DELTA_INVALID_SOURCE_VERSION] sourceVersion(0) is invalid"));
 
+  // A negative index that is no marker (found by fuzz/checkpoint_fuzz.cc: -1 in version 3 was
+  // read as -1 and written back as version 1's base index, -100 once re-read).
+  for (const char* bad : {R"({"sourceVersion":3,"reservoirVersion":9,"index":-1,"isStartingVersion":true})",
+                          R"({"sourceVersion":1,"reservoirVersion":9,"index":-7,"isStartingVersion":true})"}) {
+    auto offset = Offset::FromJson(bad);
+    ASSERT_STATUS_CODE(kCorruption, offset);
+    EXPECT_THAT(offset.status().message(), HasSubstr("[DELTA_INVALID_SOURCE_OFFSET_FORMAT]"));
+  }
+
   auto reserved = Offset::FromJson(R"({"sourceVersion":2,"reservoirVersion":1,"index":1})");
   EXPECT_THAT(reserved.status().message(), HasSubstr("sourceVersion(2) is invalid"));
 

@@ -408,6 +408,36 @@ TEST(TableTest, RefreshSeesOtherWritersAndTimeTravel) {
   ASSERT_STATUS_CODE(kNotFound, reader->SnapshotAtTimestamp(1000));
 }
 
+// A damaged log is Corruption naming the file, never an older or empty table: an emptied commit
+// (a copy or crash that lost its contents) would otherwise drop the files it added, and a log
+// whose first commits are gone would read as "no table" and be created anew over the old one.
+TEST(TableTest, DamagedLogIsCorruptionNotAnOlderOrMissingTable) {
+  ScratchDir dir;
+  const std::string root = dir.Sub("t");
+  auto schema = Ddl("id INT");
+  ASSERT_OK_AND_ASSIGN(auto writer, Table::Create(Local(), root, schema, {}));
+  ASSERT_OK_AND_ASSIGN(auto reader, Table::Open(Local(), root));
+  for (int i = 1; i <= 2; ++i) {
+    ASSERT_OK_AND_ASSIGN(auto b, BatchFromJson(schema, {"{\"id\":" + std::to_string(i) + "}"}));
+    ASSERT_OK(writer->Append({b}).status());
+  }
+  const std::string log = LogDirPath(root);
+  const std::string last = log + "/" + CommitFileName(2);
+  for (const char* content : {"", "\n\n"}) {
+    ASSERT_OK(fs::WriteStringToFile(Local(), last, content));
+    auto opened = Table::Open(Local(), root);
+    ASSERT_STATUS_CODE(kCorruption, opened);
+    EXPECT_NE(opened.status().message().find(CommitFileName(2)), std::string::npos)
+        << opened.status().ToString();
+    ASSERT_STATUS_CODE(kCorruption, reader->Refresh());  // incremental update from version 0
+  }
+  stdfs::remove(last);
+  stdfs::remove(log + "/" + CommitFileName(0));
+  auto headless = Table::Open(Local(), root);
+  ASSERT_STATUS_CODE(kCorruption, headless);
+  EXPECT_NE(headless.status().message().find(CommitFileName(0)), std::string::npos);
+}
+
 TEST(TableTest, ConcurrentRemoveOfTheSameFileConflicts) {
   ScratchDir dir;
   const std::string root = dir.Sub("t");

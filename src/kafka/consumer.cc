@@ -257,7 +257,12 @@ Status KafkaSource::Init() {
     if (rd_kafka_error_t* error = rd_kafka_sasl_background_callbacks_enable(rk_)) {
       std::string msg = rd_kafka_error_string(error);
       rd_kafka_error_destroy(error);
-      return Status::Internal("cannot serve OAUTHBEARER token refreshes: " + msg);
+      // librdkafka refuses when the connection does not use SASL OAUTHBEARER, e.g. Entra ID
+      // credentials next to kafka.security.protocol=PLAINTEXT: a configuration mistake.
+      return redactor.Scrub(Status::InvalidArgument(
+          "OAUTHBEARER client credentials are configured but the connection does not use them (" +
+          msg + "): set kafka.security.protocol to SASL_SSL (or SASL_PLAINTEXT) and "
+          "kafka.sasl.mechanism to OAUTHBEARER, or remove the credentials"));
     }
   }
   rd_kafka_poll_set_consumer(rk_);

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Broker faults during bronze ingestion (issue "Reliability and security", part 2), through
+# `weir broker`'s control channel (docs/broker.md): request errors on every request type weir's
+# Kafka source sends (Metadata, ListOffsets, Fetch, ApiVersions) with retriable and transport
+# errors, all brokers down then up, one broker down, leadership moves and a leaderless partition,
+# slow brokers (RTT). Each scenario produces new events, starts `weir run` (availableNow, small
+# batches) and injects the fault while it ingests, then lifts it. A run may fail (with one clear
+# error line) if the fault outlasts its timeouts; a plain restart must then complete. At the end
+# the bronze table holds every produced record exactly once (compared with kcat's view of the
+# topic, and `weir validate`), and the progress JSON of the runs under an outage or slow brokers
+# shows the stall (a batch phase of several seconds).
+set -uo pipefail
+source "$(dirname "$0")/tools/common.sh"
+work=$(mktemp -d)
+trap 'kill $BROKER_PID 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+start_broker orders:4
+lake=$work/lake
+table=$lake/sales/bronze/orders_raw
+cat > "$work/bronze.sql" <<'SQL'
+CREATE OR REFRESH STREAMING TABLE sales.bronze.orders_raw AS
+SELECT CAST(key AS STRING) AS partition_key, CAST(value AS STRING) AS raw_value,
+       partition AS eh_partition, offset AS eh_offset, timestamp AS enqueued_time
+FROM STREAM read_kafka(bootstrapServers => '${bootstrap}', subscribe => 'orders',
+                       startingOffsets => 'earliest', maxOffsetsPerTrigger => '1500',
+                       `kafkaConsumer.pollTimeoutMs` => '20000')
+SQL
+ctl() { "$WEIR" broker ctl --control "$CONTROL" "$@" > /dev/null 2>&1 || echo "note: ctl $* failed"; }
+seed=1
+produce() {
+  "$WEIR" produce --bootstrap "$BOOTSTRAP" --topic orders --count "$1" --seed "$seed" --compression lz4 \
+    > /dev/null 2>&1 || { echo "FAIL: produce"; exit 1; }
+  seed=$((seed + 1))
+}
+run_bg() {  # starts weir run; RUN_PID
+  "$WEIR" run "$work/bronze.sql" --lakehouse "$lake" --trigger availableNow --set bootstrap="$BOOTSTRAP" \
+    --progress-log "$work/progress-$1.jsonl" > "$work/run-$1.log" 2>&1 &
+  RUN_PID=$!
+}
+max_stall_ms() {  # the longest phase of any batch in a progress log
+  python3 -c "
+import json, sys
+m = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    m = max([m] + [v for v in r['durationMs'].values()])
+print(m)" "$1" 2>/dev/null || echo 0
+}
+
+summary=()
+# scenario NAME DELAY-BEFORE HOLD-SECONDS INJECT-CMD CLEAR-CMD [min-stall-ms] [must-survive]
+scenario() {
+  local name=$1 before=$2 hold=$3 inject=$4 clear=$5 want_stall=${6:-0} survive=${7:-}
+  produce 6000
+  run_bg "$name"
+  sleep "$before"
+  eval "$inject"
+  sleep "$hold"
+  eval "$clear"
+  wait $RUN_PID
+  local rc=$? outcome=ok
+  if [ $rc -ne 0 ] && [ -n "$survive" ]; then
+    echo "FAIL: $name: the run failed although the fault was shorter than its retries"
+    tail -2 "$work/run-$name.log" | cut -c1-300 | sed 's/^/    /'
+    fail_count=$((fail_count + 1))
+  fi
+  if [ $rc -ne 0 ]; then
+    outcome="failed, restarted"
+    local err
+    err=$(grep -E '^weir: [A-Za-z]+:' "$work/run-$name.log" | tail -1)
+    if [ -z "$err" ]; then
+      echo "FAIL: $name: run exited $rc without a clear error line"
+      tail -5 "$work/run-$name.log" | sed 's/^/    /'
+      fail_count=$((fail_count + 1))
+    fi
+    echo "    $name: run failed as the fault outlasted it: $err"
+    "$WEIR" run "$work/bronze.sql" --lakehouse "$lake" --trigger availableNow --set bootstrap="$BOOTSTRAP" \
+      --progress-log "$work/progress-$name-restart.jsonl" > "$work/restart-$name.log" 2>&1 ||
+      { echo "FAIL: $name: the restart after the fault failed"; tail -3 "$work/restart-$name.log"; fail_count=$((fail_count + 1)); }
+  fi
+  local stall
+  stall=$(max_stall_ms "$work/progress-$name.jsonl")
+  summary+=("$(printf '%-34s %-18s longest batch phase %6s ms' "$name" "$outcome" "$stall")")
+  if [ "$want_stall" -gt 0 ] && [ "$rc" -eq 0 ]; then
+    check "$name: the progress JSON shows the stall (a phase >= $want_stall ms, got $stall)" test "$stall" -ge "$want_stall"
+  fi
+}
+
+scenario "Fetch NOT_LEADER x4" 0.5 2 \
+  "ctl request-errors Fetch NOT_LEADER_FOR_PARTITION NOT_LEADER_FOR_PARTITION NOT_LEADER_FOR_PARTITION NOT_LEADER_FOR_PARTITION" \
+  ":"
+scenario "Fetch timeouts and dropped connections" 0.5 2 \
+  "ctl request-errors Fetch REQUEST_TIMED_OUT _TRANSPORT NOT_LEADER_FOR_PARTITION _TRANSPORT" ":"
+scenario "ListOffsets errors" 0.3 2 \
+  "ctl request-errors ListOffsets NOT_LEADER_FOR_PARTITION REQUEST_TIMED_OUT LEADER_NOT_AVAILABLE _TRANSPORT" ":"
+scenario "ListOffsets errors at start" 0 2 \
+  "ctl request-errors ListOffsets REQUEST_TIMED_OUT REQUEST_TIMED_OUT NOT_LEADER_FOR_PARTITION" ":"
+scenario "Metadata errors" 0 2 \
+  "ctl request-errors Metadata LEADER_NOT_AVAILABLE REQUEST_TIMED_OUT _TRANSPORT" ":"
+scenario "ApiVersions errors" 0 2 "ctl request-errors ApiVersions _TRANSPORT _TRANSPORT" ":"
+scenario "all brokers down 6 s" 0.8 6 "ctl broker-down all" "ctl broker-up all" 3000
+scenario "broker 2 down 5 s" 0.8 5 "ctl broker-down 2" "ctl broker-up 2"
+scenario "leaders move" 0.5 1 \
+  "ctl leader orders 0 2; ctl leader orders 1 3; ctl leader orders 2 1; ctl leader orders 3 2" \
+  "ctl leader orders 0 3; ctl leader orders 1 1"
+# Offset lookups retry fetchOffset.numRetries (3) times, fetchOffset.retryIntervalMs (1 s) apart,
+# as Spark does: a shorter leader election is ridden out, a longer one fails the run cleanly.
+scenario "partition leaderless 1 s" 0.5 1 "ctl leader orders 1 none" "ctl leader orders 1 1" 0 survive
+scenario "partition leaderless 5 s" 0.5 5 "ctl leader orders 1 none" "ctl leader orders 1 1"
+scenario "slow brokers (RTT 800 ms)" 0.5 5 "ctl rtt all 800" "ctl rtt all 0" 1500
+
+echo "scenario                           outcome            stall"
+printf '  %s\n' "${summary[@]}"
+check "a final run completes" "$WEIR" run "$work/bronze.sql" --lakehouse "$lake" --trigger availableNow \
+  --set bootstrap="$BOOTSTRAP"
+check "the table holds every produced record exactly once (DuckDB vs kcat)" table_matches_topic "$table" orders
+check "weir validate finds no gap or duplicate" "$WEIR" validate "$table"
+rows=$("$WEIR" table scan "$table" --columns eh_offset --format jsonl 2>/dev/null | wc -l)
+check "the table holds all $(( (seed - 1) * 6000 )) events" test "$rows" -eq $(( (seed - 1) * 6000 ))
+finish
