@@ -601,6 +601,45 @@ TEST_F(DeduplicateTest, AbortDropsTheBatchUpdates) {
   EXPECT_EQ(keep, Keep({1}));
 }
 
+// The in-memory fingerprints must follow the store through an abort: an eviction that was
+// aborted leaves the key in the state, so a later duplicate of it is still dropped.
+TEST_F(DeduplicateTest, AbortedEvictionKeepsTheKeyADuplicate) {
+  DeduplicateOptions options;
+  options.mode = DeduplicateMode::kWithinWatermark;
+  options.key_columns = {0};
+  options.event_time_column = 1;
+  options.delay_ms = 2 * kSecondMs;
+  ASSERT_OK_AND_ASSIGN(auto op, OpenAt(-1, Ddl("id STRING, ts TIMESTAMP"), options));
+  ASSERT_OK(op->Process(Events({{"a", 10}}), 0).status());
+  ASSERT_OK(op->EvictExpired(0));
+  ASSERT_OK(op->Commit(0));
+  ASSERT_OK(op->EvictExpired(100 * kSecondMs));  // "a" expires at 12
+  ASSERT_OK(op->Abort());
+  ASSERT_OK_AND_ASSIGN(auto keep, op->Process(Events({{"a", 11}, {"b", 11}}), 0));
+  EXPECT_EQ(keep, Keep({1}));
+  // Committed evictions do free the key.
+  ASSERT_OK(op->EvictExpired(100 * kSecondMs));
+  ASSERT_OK(op->Commit(1));
+  ASSERT_OK_AND_ASSIGN(keep, op->Process(Events({{"a", 200}}), 0));
+  EXPECT_EQ(keep, Keep({0}));
+}
+
+// Reopening rebuilds the fingerprints from the committed state.
+TEST_F(DeduplicateTest, KeysSurviveAReopen) {
+  DeduplicateOptions options;
+  options.key_columns = {0};
+  {
+    ASSERT_OK_AND_ASSIGN(auto op, OpenAt(-1, Ddl("id STRING, ts TIMESTAMP"), options));
+    std::vector<Event> events;
+    for (int i = 0; i < 5000; ++i) events.push_back({"k" + std::to_string(i), 1});
+    ASSERT_OK(op->Process(Events(events), 0).status());
+    ASSERT_OK(op->Commit(0));
+  }
+  ASSERT_OK_AND_ASSIGN(auto op, OpenAt(0, Ddl("id STRING, ts TIMESTAMP"), options));
+  ASSERT_OK_AND_ASSIGN(auto keep, op->Process(Events({{"k17", 1}, {"k4999", 1}, {"k5000", 1}}), 0));
+  EXPECT_EQ(keep, Keep({2}));
+}
+
 TEST_F(DeduplicateTest, ChangedKeysAreRefusedOnRestart) {
   columnar::Schema schema = Ddl("id STRING, n BIGINT, ts TIMESTAMP");
   DeduplicateOptions by_id;
