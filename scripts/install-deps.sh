@@ -11,6 +11,7 @@ packages=(
   librdkafka-dev libsimdjson-dev librocksdb-dev libcurl4-openssl-dev libssl-dev libpcre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   kcat python3-confluent-kafka zstd time
+  chromium  # tests/ops_test.sh loads the dashboard headless
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -13,6 +13,7 @@
 #include "cli/progress_bar.h"
 #include "fs/fault_injection_file_system.h"
 #include "fs/local_file_system.h"
+#include "kafka/options.h"
 #include "stream/streaming_query.h"
 
 namespace weir::cli {
@@ -52,7 +53,61 @@ void AddToTotals(const stream::QueryProgress& p, FlowRunSummary* total) {
   total->dropped_by_expectations += j.value("dropped_records", int64_t{0});
 }
 
+std::mutex g_stderr_mutex;
+
 }  // namespace
+
+void AddMetricsFlags(Flags& flags) {
+  flags.Value("metrics-port", "PORT",
+              "serve Prometheus /metrics, /progress, /health and a live dashboard at / on this "
+              "port (0: any free port; see docs/operations.md)");
+  flags.Value("metrics-bind", "ADDR", "the address the metrics endpoint listens on", "127.0.0.1");
+  flags.Value("behind-window", "DURATION", "unhealthy when input outpaces processing for this long",
+              "10m");
+  flags.Value("retention", "DURATION", "the source topic's retention (retention.ms)", "7d");
+  flags.Value("retention-fraction", "F",
+              "unhealthy when the oldest unprocessed event is older than F x retention", "0.5");
+}
+
+Result<std::unique_ptr<ops::MetricsEndpoint>> StartMetricsEndpoint(const Flags& flags) {
+  if (!flags.Has("metrics-port")) return std::unique_ptr<ops::MetricsEndpoint>();
+  ops::MetricsEndpointOptions options;
+  WEIR_ASSIGN_OR_RETURN(long long port, flags.GetInt("metrics-port"));
+  if (port < 0 || port > 65535) {
+    return Status::InvalidArgument("--metrics-port must be between 0 and 65535, got " +
+                                   std::to_string(port));
+  }
+  options.http.port = static_cast<int>(port);
+  options.http.bind_address = flags.Get("metrics-bind");
+  auto window = kafka::ParseDurationMs(flags.Get("behind-window"));
+  if (!window.ok() || *window <= 0) {
+    return Status::InvalidArgument("--behind-window expects a duration such as 10m or 30s, got '" +
+                                   flags.Get("behind-window") + "'");
+  }
+  options.health.behind_window_ms = *window;
+  auto retention = kafka::ParseDurationMs(flags.Get("retention"));
+  if (!retention.ok() || *retention <= 0) {
+    return Status::InvalidArgument("--retention expects a duration such as 7d or 24h, got '" +
+                                   flags.Get("retention") + "'");
+  }
+  options.health.retention_ms = *retention;
+  WEIR_ASSIGN_OR_RETURN(double fraction, flags.GetDouble("retention-fraction"));
+  if (!(fraction > 0 && fraction <= 1)) {
+    return Status::InvalidArgument("--retention-fraction must be in (0, 1], got " +
+                                   flags.Get("retention-fraction"));
+  }
+  options.health.retention_fraction = fraction;
+  options.log = [](const std::string& line) {
+    std::lock_guard<std::mutex> lock(g_stderr_mutex);
+    std::fprintf(stderr, "weir: %s\n", line.c_str());
+  };
+  WEIR_ASSIGN_OR_RETURN(auto endpoint, ops::MetricsEndpoint::Start(std::move(options)));
+  std::string host = flags.Get("metrics-bind");
+  if (host.find(':') != std::string::npos) host = "[" + host + "]";
+  std::fprintf(stderr, "weir: metrics, health and dashboard at http://%s:%d/\n", host.c_str(),
+               endpoint->port());
+  return endpoint;
+}
 
 Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_options,
                    std::vector<FlowRunSummary>* summaries) {
@@ -66,7 +121,8 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
                   isatty(2) != 0);
   for (size_t t = 0; t < pipeline.tables.size(); ++t) {
     const auto& table = pipeline.tables[t];
-    WEIR_ASSIGN_OR_RETURN(stream::FlowSpec spec, stream::MakeFlow(table, run_options.lakehouse, pipeline.settings));
+    WEIR_ASSIGN_OR_RETURN(stream::FlowSpec spec,
+                          stream::MakeFlow(table, run_options.lakehouse, pipeline.settings));
     stream::QueryOptions options;
     options.trigger = run_options.trigger;
     options.log = [&bar](const std::string& line) { bar.Print("weir: " + line); };
@@ -74,9 +130,13 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
       bar.Update(s.name, s.done, s.total);
     };
     FlowRunSummary* total = &totals[t];
-    options.on_progress = [&bar, &log_mutex, progress_log, total](const stream::QueryProgress& p) {
+    ops::MetricsRegistry* metrics = run_options.metrics;
+    if (metrics != nullptr) metrics->AddFlow(table.name.ToString());
+    options.on_progress = [&bar, &log_mutex, progress_log, total,
+                           metrics](const stream::QueryProgress& p) {
       bar.Print(p.Summary());
       AddToTotals(p, total);
+      if (metrics != nullptr) metrics->Record(p);
       if (progress_log != nullptr) {
         std::lock_guard<std::mutex> lock(log_mutex);
         std::string line = p.ToJson() + "\n";
@@ -105,12 +165,22 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
     }
   });
   std::vector<Status> results(queries.size());
+  // Tells the metrics endpoint a flow's run ended (its error, unless it was stopped by a signal).
+  auto mark_finished = [&](size_t i) {
+    if (run_options.metrics == nullptr) return;
+    std::optional<std::string> failure;
+    if (!results[i].ok() && !(results[i].IsCancelled() && g_stop.load())) {
+      failure = results[i].ToString();
+    }
+    run_options.metrics->MarkFinished(pipeline.tables[i].name.ToString(), std::move(failure));
+  };
   if (run_options.trigger.kind == stream::Trigger::Kind::kProcessingTime && queries.size() > 1) {
     // Continuous mode: every flow at once, each on its own thread; one failing stops the others.
     std::vector<std::thread> threads;
     for (size_t i = 0; i < queries.size(); ++i) {
       threads.emplace_back([&, i] {
         results[i] = queries[i]->Run();
+        mark_finished(i);
         if (!results[i].ok()) {
           for (auto& q : queries) q->RequestStop();
         }
@@ -121,6 +191,7 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
     // availableNow / once: flows in the file's order (upstream tables first).
     for (size_t i = 0; i < queries.size() && !g_stop.load(); ++i) {
       results[i] = queries[i]->Run();
+      mark_finished(i);
       if (!results[i].ok()) break;
     }
   }

@@ -1,6 +1,7 @@
 // Runs a parsed pipeline's flows: shared by `weir run` and `weir demo`. Prints one summary line
 // per batch on stderr, appends progress JSON to an optional log, and stops gracefully on
-// SIGINT/SIGTERM. cli/ only (prints).
+// SIGINT/SIGTERM. Optionally serves metrics, /progress, /health and the dashboard
+// (--metrics-port, ops::MetricsEndpoint). cli/ only (prints).
 #pragma once
 
 #include <cstdio>
@@ -8,6 +9,8 @@
 #include <vector>
 
 #include "base/status.h"
+#include "cli/flags.h"
+#include "ops/metrics_endpoint.h"
 #include "sql/pipeline.h"
 #include "stream/sql_flow.h"
 #include "stream/trigger.h"
@@ -30,7 +33,15 @@ struct PipelineRunOptions {
   stream::LakehouseLayout lakehouse;
   stream::Trigger trigger;
   std::FILE* progress_log = nullptr;  // borrowed; may be null
+  ops::MetricsRegistry* metrics = nullptr;  // borrowed; may be null; receives every progress
 };
+
+// Declares --metrics-port, --metrics-bind, --behind-window, --retention and
+// --retention-fraction (shared by the commands that run pipelines).
+void AddMetricsFlags(Flags& flags);
+// Starts the metrics endpoint when --metrics-port is given (nullptr otherwise) and prints where
+// it listens on stderr. Health changes are logged on stderr.
+Result<std::unique_ptr<ops::MetricsEndpoint>> StartMetricsEndpoint(const Flags& flags);
 
 // Runs every flow of `pipeline` (availableNow / once: in file order; processingTime: all at once).
 // Returns the first failure; a stop by signal is not a failure.

@@ -52,8 +52,12 @@ int RunMain(const Flags& flags) {
       return Fail(Status::IOError("cannot open the progress log " + flags.Get("progress-log")));
     }
   }
+  auto endpoint = StartMetricsEndpoint(flags);
+  if (!endpoint.ok()) return Fail(endpoint.status());
+  if (*endpoint) options.metrics = (*endpoint)->registry();
   std::vector<FlowRunSummary> summaries;
   Status st = RunPipeline(*pipeline, options, &summaries);
+  if (*endpoint) (*endpoint)->Stop();
   if (options.progress_log != nullptr) std::fclose(options.progress_log);
   for (const auto& s : summaries) {
     std::fprintf(stderr, "weir: %s: %lld batches, %lld rows written this run\n", s.table.c_str(),
@@ -65,7 +69,8 @@ int RunMain(const Flags& flags) {
 
 int RunRun(const std::vector<std::string>& args) {
   Flags flags("weir run PIPELINE.sql [--lakehouse DIR] [--trigger availableNow|once|processingTime=10s]\n"
-              "                [--set name=value ...] [--progress-log FILE] [--secrets FILE]",
+              "                [--set name=value ...] [--progress-log FILE] [--secrets FILE]\n"
+              "                [--metrics-port P [--metrics-bind ADDR] [--behind-window D] [--retention D]]",
               "Runs every streaming table of a pipeline file (CREATE OR REFRESH STREAMING TABLE ... AS\n"
               "SELECT ... FROM STREAM read_kafka(...) or FROM STREAM(other_table)) exactly once into\n"
               "Delta tables under the lakehouse folder (<lakehouse>/<catalog>/<schema>/<table>,\n"
@@ -75,7 +80,10 @@ int RunRun(const std::vector<std::string>& args) {
               "Restarting resumes from the checkpoints; a batch that was interrupted is re-run over\n"
               "exactly its range. ${name} in the file is replaced by --set name=value;\n"
               "secret('scope','key') reads WEIR_SECRET_<SCOPE>_<KEY> or --secrets. SIGINT / SIGTERM\n"
-              "stop after (or abandon) the current batch without a partial commit.");
+              "stop after (or abandon) the current batch without a partial commit.\n"
+              "--metrics-port serves Prometheus /metrics, /progress (the latest progress per flow),\n"
+              "/health (503 when a flow falls behind for --behind-window, nears --retention, or\n"
+              "fails) and a live dashboard at /; `weir status URL` prints it (docs/operations.md).");
   flags.Positional("PIPELINE.sql", 1, 1);
   flags.Value("lakehouse", "DIR", "where tables and checkpoints live", "./lakehouse");
   flags.Value("trigger", "TRIGGER", "availableNow (all data now, then stop), once, or processingTime=INTERVAL",
@@ -83,6 +91,7 @@ int RunRun(const std::vector<std::string>& args) {
   flags.Repeated("set", "name=value", "a value for ${name} in the pipeline file");
   flags.Value("progress-log", "FILE", "append each batch's StreamingQueryProgress JSON here");
   flags.Value("secrets", "FILE", "JSON {\"scope\": {\"key\": \"value\"}} for secret('scope','key')");
+  AddMetricsFlags(flags);
   return RunWithFlags(flags, args, RunMain);
 }
 
