@@ -1,138 +1,212 @@
-// `weir validate PATH --partition-column C --offset-column C`: seed 000 step 8's gap and duplicate
-// check. Per partition: rows, min and max offset, expected = max - min + 1; duplicate offsets and
-// missing ranges listed. Exit 0 when every partition is contiguous and duplicate-free, 1 otherwise.
+// `weir validate PATH`: the migration runbook's step 8 (seed 000, docs/migration.md). Per source
+// partition: rows, min and max offset, expected = max - min + 1, duplicate offsets and missing
+// ranges, optionally within a time window (--where on the enqueued-time column). --report lists
+// every gap and duplicate range; --format json prints the same as one JSON object. Exit 0 when
+// every partition is contiguous and duplicate-free, 1 when not (or when no row matched), 2 on
+// errors.
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "cli/command.h"
 #include "cli/flags.h"
-#include "cli/row_filter.h"
-#include "columnar/json_lines.h"
-#include "delta/scan.h"
+#include "cli/partition_scan.h"
 #include "delta/table.h"
 #include "fs/local_file_system.h"
 
 namespace weir::cli {
 namespace {
 
-// The value of an integer-like column (int8..int64, or a decimal/string holding an integer) as int64.
-bool IntegerAt(const columnar::Column& c, int64_t row, int64_t* out) {
-  if (c.IsNull(row)) return false;
-  switch (c.type_id()) {
-    case columnar::TypeId::kInt8: *out = c.Value<int8_t>(row); return true;
-    case columnar::TypeId::kInt16: *out = c.Value<int16_t>(row); return true;
-    case columnar::TypeId::kInt32: *out = c.Value<int32_t>(row); return true;
-    case columnar::TypeId::kInt64: *out = c.Value<int64_t>(row); return true;
-    case columnar::TypeId::kString: {
-      std::string_view s = c.StringAt(row);
-      if (s.empty() || s.size() > 19) return false;
-      int64_t v = 0;
-      for (char ch : s) {
-        if (ch < '0' || ch > '9') return false;
-        v = v * 10 + (ch - '0');
+// A run of consecutive offsets that are missing ([from, to) exclusive, as Spark's offset ranges)
+// or present more than once ([from, to] inclusive, `extra_rows` rows beyond one per offset).
+struct OffsetRange {
+  int64_t from = 0;
+  int64_t to = 0;
+  int64_t extra_rows = 0;
+};
+
+struct PartitionReport {
+  std::string partition;
+  int64_t rows = 0;
+  int64_t min = 0;
+  int64_t max = 0;
+  int64_t duplicates = 0;  // rows beyond the first of their offset
+  int64_t missing = 0;     // offsets in [min, max] with no row
+  std::vector<OffsetRange> gaps;
+  std::vector<OffsetRange> duplicate_ranges;
+  int64_t expected() const { return max - min + 1; }
+  bool ok() const { return duplicates == 0 && missing == 0; }
+};
+
+// REQUIRES: `offsets` is not empty. Sorts it.
+PartitionReport Analyze(std::string partition, std::vector<int64_t>& offsets) {
+  std::sort(offsets.begin(), offsets.end());
+  PartitionReport report;
+  report.partition = std::move(partition);
+  report.rows = static_cast<int64_t>(offsets.size());
+  report.min = offsets.front();
+  report.max = offsets.back();
+  for (size_t i = 1; i < offsets.size(); ++i) {
+    const int64_t previous = offsets[i - 1], current = offsets[i];
+    if (current == previous) {
+      ++report.duplicates;
+      auto& ranges = report.duplicate_ranges;
+      if (!ranges.empty() && ranges.back().to >= current - 1) {
+        ranges.back().to = current;
+        ++ranges.back().extra_rows;
+      } else {
+        ranges.push_back({current, current, 1});
       }
-      *out = v;
-      return true;
+    } else if (current > previous + 1) {
+      report.missing += current - previous - 1;
+      report.gaps.push_back({previous + 1, current, 0});
     }
-    default: return false;
   }
+  return report;
+}
+
+std::string RangeText(const OffsetRange& r, bool duplicate) {
+  if (duplicate) {
+    return "duplicate offsets [" + std::to_string(r.from) + ", " + std::to_string(r.to) +
+           "]: " + std::to_string(r.extra_rows) + " extra row" + (r.extra_rows == 1 ? "" : "s");
+  }
+  return "missing offsets [" + std::to_string(r.from) + ", " + std::to_string(r.to) +
+         "): " + std::to_string(r.to - r.from) + " offset" + (r.to - r.from == 1 ? "" : "s");
+}
+
+nlohmann::json ToJson(const std::string& table, const PositionColumns& columns,
+                      const std::string& where, const PositionScanStats& stats,
+                      const std::vector<PartitionReport>& reports, bool ok) {
+  nlohmann::json partitions = nlohmann::json::array();
+  for (const auto& p : reports) {
+    nlohmann::json gaps = nlohmann::json::array(), dups = nlohmann::json::array();
+    for (const auto& g : p.gaps)
+      gaps.push_back({{"from", g.from}, {"to_exclusive", g.to}, {"count", g.to - g.from}});
+    for (const auto& d : p.duplicate_ranges) {
+      dups.push_back({{"from", d.from}, {"to", d.to}, {"extra_rows", d.extra_rows}});
+    }
+    partitions.push_back({{"partition", p.partition},
+                          {"rows", p.rows},
+                          {"min", p.min},
+                          {"max", p.max},
+                          {"expected", p.expected()},
+                          {"duplicates", p.duplicates},
+                          {"missing", p.missing},
+                          {"gaps", gaps},
+                          {"duplicate_ranges", dups}});
+  }
+  return {{"table", table},
+          {"partition_column", columns.partition},
+          {"offset_column", columns.offset},
+          {"where", where.empty() ? nlohmann::json() : nlohmann::json(where)},
+          {"rows", stats.rows},
+          {"rows_without_offset", stats.rows_without_offset},
+          {"ok", ok},
+          {"partitions", partitions}};
 }
 
 int ValidateMain(const Flags& flags) {
+  const std::string path = flags.positional()[0];
+  const std::string format = flags.Get("format");
+  if (format != "text" && format != "json") {
+    return Fail(Status::InvalidArgument("--format must be text or json, got '" + format + "'"));
+  }
+  const bool report_mode = flags.GetBool("report") || format == "json";
   auto* fs = fs::LocalFileSystem::Default();
-  auto table = delta::Table::Open(fs, flags.positional()[0]);
+  auto table = delta::Table::Open(fs, path);
   if (!table.ok()) return Fail(table.status());
-  std::string partition_column = flags.Get("partition-column");
-  std::string offset_column = flags.Get("offset-column");
-  delta::ScanOptions options;
-  if (!flags.Has("where")) options.columns = {partition_column, offset_column};
-  auto scan = delta::TableScan::Make((*table)->snapshot(), options);
-  if (!scan.ok()) return Fail(scan.status());
-  std::optional<RowFilter> filter;
-  if (flags.Has("where")) {
-    auto made = RowFilter::Make(flags.Get("where"), (*scan)->schema());
-    if (!made.ok()) return Fail(made.status());
-    filter = std::move(*made);
-  }
+  auto snapshot = (*table)->snapshot();
+  auto columns = ResolvePositionColumns(
+      snapshot->schema(), {flags.Get("partition-column"), flags.Get("offset-column"), ""},
+      /*need_time=*/false);
+  if (!columns.ok()) return Fail(columns.status().WithContext(path));
   std::map<std::string, std::vector<int64_t>> offsets;  // partition (text) -> offsets
-  int64_t null_offsets = 0;
-  while (true) {
-    auto batch = (*scan)->Next();
-    if (!batch.ok()) return Fail(batch.status());
-    if (!batch->has_value()) break;
-    columnar::Batch rows = std::move(**batch);
-    if (filter) {
-      auto kept = filter->Apply(rows);
-      if (!kept.ok()) return Fail(kept.status());
-      auto selected = SelectColumns(*kept, {partition_column, offset_column});
-      if (!selected.ok()) return Fail(selected.status());
-      rows = std::move(*selected);
-    }
-    const columnar::Batch& b = rows;
-    for (int64_t r = 0; r < b.num_rows(); ++r) {
-      std::string partition;
-      columnar::AppendTextValue(b.columns[0], r, &partition);
-      int64_t offset;
-      if (!IntegerAt(b.columns[1], r, &offset)) {
-        ++null_offsets;
-        continue;
-      }
-      offsets[partition].push_back(offset);
-    }
-  }
-  int64_t limit = 20;
-  bool problems = null_offsets > 0;
-  std::printf("%-12s %12s %12s %12s %12s %10s %10s\n", "partition", "rows", "min", "max", "expected",
-              "duplicates", "missing");
+  auto stats = ScanPositions(snapshot, *columns, flags.Get("where"), [&](const Position& p) {
+    offsets[std::string(p.partition)].push_back(p.offset);
+  });
+  if (!stats.ok()) return Fail(stats.status().WithContext(path));
+
+  std::vector<PartitionReport> reports;
+  bool ok = stats->rows_without_offset == 0 && stats->rows > 0;
   for (auto& [partition, values] : offsets) {
-    std::sort(values.begin(), values.end());
-    int64_t duplicates = 0, missing = 0;
-    std::vector<std::string> details;
-    for (size_t i = 1; i < values.size(); ++i) {
-      if (values[i] == values[i - 1]) {
-        ++duplicates;
-        if (static_cast<int64_t>(details.size()) < limit) {
-          details.push_back("duplicate offset " + std::to_string(values[i]));
-        }
-      } else if (values[i] > values[i - 1] + 1) {
-        missing += values[i] - values[i - 1] - 1;
-        if (static_cast<int64_t>(details.size()) < limit) {
-          details.push_back("missing offsets [" + std::to_string(values[i - 1] + 1) + ", " +
-                            std::to_string(values[i]) + ")");
-        }
-      }
-    }
-    int64_t expected = values.back() - values.front() + 1;
-    std::printf("%-12s %12zu %12lld %12lld %12lld %10lld %10lld\n", partition.c_str(), values.size(),
-                static_cast<long long>(values.front()), static_cast<long long>(values.back()),
-                static_cast<long long>(expected), static_cast<long long>(duplicates),
-                static_cast<long long>(missing));
-    for (const auto& d : details) std::printf("  partition %s: %s\n", partition.c_str(), d.c_str());
-    if (duplicates > 0 || missing > 0) problems = true;
+    reports.push_back(Analyze(partition, values));
+    if (!reports.back().ok()) ok = false;
   }
-  if (null_offsets > 0) std::printf("%lld rows have no integer offset\n", static_cast<long long>(null_offsets));
-  std::printf(problems ? "FOUND gaps or duplicates\n" : "OK: every partition is contiguous, no duplicates\n");
-  return problems ? 1 : 0;
+  if (format == "json") {
+    std::printf("%s\n",
+                ToJson(path, *columns, flags.Get("where"), *stats, reports, ok).dump(1).c_str());
+    return ok ? 0 : 1;
+  }
+  const size_t kDetailLimit = 20;
+  std::printf("%-12s %12s %12s %12s %12s %10s %10s\n", "partition", "rows", "min", "max",
+              "expected", "duplicates", "missing");
+  for (const auto& p : reports) {
+    std::printf("%-12s %12lld %12lld %12lld %12lld %10lld %10lld\n", p.partition.c_str(),
+                static_cast<long long>(p.rows), static_cast<long long>(p.min),
+                static_cast<long long>(p.max), static_cast<long long>(p.expected()),
+                static_cast<long long>(p.duplicates), static_cast<long long>(p.missing));
+  }
+  for (const auto& p : reports) {
+    size_t shown = 0;
+    for (const auto& g : p.gaps) {
+      if (!report_mode && shown++ >= kDetailLimit) break;
+      std::printf("  partition %s: %s\n", p.partition.c_str(), RangeText(g, false).c_str());
+    }
+    for (const auto& d : p.duplicate_ranges) {
+      if (!report_mode && shown++ >= kDetailLimit) break;
+      std::printf("  partition %s: %s\n", p.partition.c_str(), RangeText(d, true).c_str());
+    }
+    if (!report_mode && shown > kDetailLimit) {
+      std::printf("  partition %s: ... (--report lists every range)\n", p.partition.c_str());
+    }
+  }
+  if (stats->rows_without_offset > 0) {
+    std::printf("%lld rows have no integer offset in %s\n",
+                static_cast<long long>(stats->rows_without_offset), columns->offset.c_str());
+  }
+  if (stats->rows == 0) {
+    std::printf("NO ROWS%s: nothing was validated\n",
+                flags.Has("where") ? " matched --where" : " in the table");
+  } else {
+    std::printf(ok ? "OK: every partition is contiguous, no duplicates\n"
+                   : "FOUND gaps or duplicates\n");
+  }
+  return ok ? 0 : 1;
 }
 
 int RunValidate(const std::vector<std::string>& args) {
-  Flags flags("weir validate PATH --partition-column C --offset-column C",
-              "Checks a Delta table for gaps and duplicates per source partition (the migration\n"
-              "runbook's step 8): for each partition, rows versus max(offset) - min(offset) + 1.\n"
-              "Lists duplicate offsets and missing ranges. Exits 0 when clean, 1 when it finds any.");
+  Flags flags(
+      "weir validate PATH [--partition-column C] [--offset-column C] [--where EXPR]\n"
+      "                     [--report] [--format text|json]",
+      "Checks a Delta table for gaps and duplicates per source partition (the migration\n"
+      "runbook's step 8, docs/migration.md): for each partition, rows versus\n"
+      "max(offset) - min(offset) + 1, with the duplicate offsets and missing ranges.\n"
+      "The columns are detected when not named: partition = eh_partition | partition,\n"
+      "offset = sequenceNumber | eh_offset | offset (an integer or a string holding one).\n"
+      "Restrict the check to the cutover window with --where on the enqueued-time column:\n"
+      "  --where \"enqueued_time BETWEEN '2026-11-13T08:00:00' AND '2026-11-13T10:00:00'\"\n"
+      "(timestamps without a zone are UTC). --report lists every gap ([from, to) offsets) and\n"
+      "every run of duplicated offsets ([from, to] and the extra rows); --format json prints\n"
+      "the same as one JSON object: {table, rows, ok, partitions: [{partition, rows, min, max,\n"
+      "expected, duplicates, missing, gaps: [{from, to_exclusive, count}], duplicate_ranges:\n"
+      "[{from, to, extra_rows}]}]}. Exits 0 when clean, 1 when it finds gaps, duplicates,\n"
+      "rows without an offset or no rows at all, 2 on errors.");
   flags.Positional("PATH", 1, 1);
-  flags.Value("partition-column", "C", "the column holding the source partition", "eh_partition");
-  flags.Value("offset-column", "C", "the column holding the offset (or sequence number)", "eh_offset");
+  flags.Value("partition-column", "C",
+              "the column holding the source partition (default: detected)");
+  flags.Value("offset-column", "C",
+              "the column holding the offset or sequence number (default: detected)");
   flags.Value("where", "EXPR",
-              "only rows where this SQL condition is true, e.g. the runbook's time window\n"
-              "                            \"enqueued_time BETWEEN '2026-11-13T08:00:00' AND '2026-11-13T10:00:00'\"");
+              "only rows where this SQL condition is true, e.g. the runbook's time window");
+  flags.Bool("report", "list every gap and duplicate range (text shows at most 20 per partition)");
+  flags.Value("format", "FORMAT", "text or json (json implies --report)", "text");
   return RunWithFlags(flags, args, ValidateMain);
 }
 
-WEIR_REGISTER_COMMAND(validate_cmd, "validate", "check a table for gaps and duplicates per partition",
-                      RunValidate);
+WEIR_REGISTER_COMMAND(validate_cmd, "validate",
+                      "check a table for gaps and duplicates per partition", RunValidate);
 
 }  // namespace
 }  // namespace weir::cli

@@ -303,10 +303,30 @@ Status Checkpoint::WriteInitialOffsets(int index, const std::string& json) {
   return fs_->PutIfAbsent(dir + "/0", content);
 }
 
+Result<std::map<std::string, std::string>> Checkpoint::RecordedConf(int64_t batch_id) {
+  if (!recorded_conf_) {
+    recorded_conf_.emplace();
+    if (batch_id > 0) {
+      auto previous = ReadOffsets(batch_id - 1);
+      if (previous.ok()) {
+        recorded_conf_ = std::move(previous->conf);
+      } else if (!previous.status().IsNotFound()) {
+        recorded_conf_.reset();
+        return previous.status();
+      }
+    }
+  }
+  return *recorded_conf_;
+}
+
 Status Checkpoint::WriteOffsets(int64_t batch_id, const OffsetSeq& offsets) {
   std::string dir = fs::JoinPath(dir_, "offsets");
   WEIR_RETURN_NOT_OK(fs_->CreateDirs(dir));
-  Status st = fs_->PutIfAbsent(fs::JoinPath(dir, std::to_string(batch_id)), SerializeOffsets(offsets));
+  WEIR_ASSIGN_OR_RETURN(auto recorded, RecordedConf(batch_id));
+  OffsetSeq carried = offsets;
+  for (const auto& [key, value] : recorded) carried.conf[key] = value;
+  if (recorded.empty()) recorded_conf_ = carried.conf;
+  Status st = fs_->PutIfAbsent(fs::JoinPath(dir, std::to_string(batch_id)), SerializeOffsets(carried));
   if (st.IsAlreadyExists()) {
     return Status::AlreadyExists("offsets/" + std::to_string(batch_id) + " already exists in " + dir_ +
                                  ": another query is using this checkpoint");

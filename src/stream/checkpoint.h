@@ -1,7 +1,10 @@
 // A streaming query's checkpoint folder in Spark's layout and formats (docs/checkpoint-format.md):
 // metadata (query id), offsets/N (write-ahead log, before batch N runs), commits/N (after its sink
 // commit), sources/i/0 (initial offsets). Files are created with put-if-absent and never replaced.
-// Restart decisions follow Spark's MicroBatchExecution. Not thread-safe; one writer per folder.
+// Restart decisions follow Spark's MicroBatchExecution. The SQL confs an offsets file records are
+// fixed by the query's first batch and carried into every later offsets file (Spark's
+// OffsetSeqMetadata.setSessionConf), so a checkpoint Spark started stays resumable by Spark.
+// Not thread-safe; one writer per folder.
 #pragma once
 
 #include <cstdint>
@@ -66,7 +69,9 @@ class Checkpoint {
   Result<std::optional<std::string>> ReadInitialOffsets(int index) const;
   Status WriteInitialOffsets(int index, const std::string& json);
 
-  // AlreadyExists when the file exists (another query is using this checkpoint).
+  // AlreadyExists when the file exists (another query is using this checkpoint). Keys of
+  // `offsets.conf` that offsets/(batch_id - 1) already records are written with the recorded value
+  // (e.g. Spark's spark.sql.shuffle.partitions = 5 stays 5); new keys are added.
   Status WriteOffsets(int64_t batch_id, const OffsetSeq& offsets);
   Status WriteCommit(int64_t batch_id, const CommitMetadata& commit);
   // Deletes offsets and commits older than `latest_batch_id - (keep - 1)`.
@@ -83,9 +88,13 @@ class Checkpoint {
   Status LoadMetadata(bool create);
   Result<std::vector<int64_t>> ListIds(const std::string& sub) const;
 
+  // The conf recorded by the offsets file before the first one this object writes.
+  Result<std::map<std::string, std::string>> RecordedConf(int64_t batch_id);
+
   fs::FileSystem* fs_;
   std::string dir_;
   std::string query_id_;
+  std::optional<std::map<std::string, std::string>> recorded_conf_;
 };
 
 // A random version-4 UUID, as Spark makes query ids.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -16,19 +17,21 @@ namespace stdfs = std::filesystem;
 // The Spark-written fixtures (shared/conformance/spark-checkpoints); empty when absent.
 std::string SparkFixtures() {
   const char* dir = std::getenv("WEIR_CONFORMANCE_DIR");
-  std::string base = dir ? dir : std::string(std::getenv("WEIR_SOURCE_DIR") ? std::getenv("WEIR_SOURCE_DIR") : ".") +
-                                     "/../shared/conformance";
+  std::string base =
+      dir ? dir
+          : std::string(std::getenv("WEIR_SOURCE_DIR") ? std::getenv("WEIR_SOURCE_DIR") : ".") +
+                "/../shared/conformance";
   std::string path = base + "/spark-checkpoints";
   return stdfs::exists(path) ? path : "";
 }
 
-#define REQUIRE_FIXTURES(var)                                                         \
-  std::string var = SparkFixtures();                                                  \
-  if (var.empty()) {                                                                  \
-    if (std::getenv("CI") && std::string(std::getenv("CI")) == "true") {              \
-      FAIL() << "conformance corpus missing under CI (set WEIR_CONFORMANCE_DIR)";     \
-    }                                                                                 \
-    GTEST_SKIP() << "SKIPPED LOUDLY: spark-checkpoints corpus not found";             \
+#define REQUIRE_FIXTURES(var)                                                     \
+  std::string var = SparkFixtures();                                              \
+  if (var.empty()) {                                                              \
+    if (std::getenv("CI") && std::string(std::getenv("CI")) == "true") {          \
+      FAIL() << "conformance corpus missing under CI (set WEIR_CONFORMANCE_DIR)"; \
+    }                                                                             \
+    GTEST_SKIP() << "SKIPPED LOUDLY: spark-checkpoints corpus not found";         \
   }
 
 class CheckpointTest : public ::testing::Test {
@@ -94,7 +97,10 @@ TEST_F(CheckpointTest, RestartFollowsSparkRules) {
 }
 
 TEST_F(CheckpointTest, OffsetsFormatMatchesSpark) {
-  OffsetSeq o{7, 1568508285207, {{"spark.sql.shuffle.partitions", "5"}}, {R"({"t":{"0":3}})", std::nullopt}};
+  OffsetSeq o{7,
+              1568508285207,
+              {{"spark.sql.shuffle.partitions", "5"}},
+              {R"({"t":{"0":3}})", std::nullopt}};
   std::string text = Checkpoint::SerializeOffsets(o);
   EXPECT_EQ(text,
             "v1\n{\"batchTimestampMs\":1568508285207,\"batchWatermarkMs\":7,\"conf\":{\"spark.sql."
@@ -136,7 +142,8 @@ TEST_F(CheckpointTest, InconsistentFoldersAreCorruption) {
   ASSERT_OK_AND_ASSIGN(auto cp, Checkpoint::Open(&fs_, dir_ + "/cp"));
   auto plan = cp->PlanRestart();
   ASSERT_STATUS_CODE(kCorruption, plan);
-  EXPECT_NE(plan.status().message().find("batches (1) don't exist (startId: 0, endId: 2)"), std::string::npos);
+  EXPECT_NE(plan.status().message().find("batches (1) don't exist (startId: 0, endId: 2)"),
+            std::string::npos);
   Write("cp/offsets/1", "v1\n{}\n{}");
   Write("cp/commits/5", "v1\n{}");
   ASSERT_STATUS_CODE(kCorruption, cp->PlanRestart());
@@ -164,7 +171,8 @@ TEST_F(CheckpointTest, PurgeKeepsTheLastHundred) {
 TEST_F(CheckpointTest, ReadsSparkKafkaCheckpoint) {
   REQUIRE_FIXTURES(fixtures);
   std::string dir = CopyFixture(fixtures,
-      "spark-kafka-0-10-sql/structured-streaming/checkpoint-version-2.4.3-kafka-include-headers-default");
+                                "spark-kafka-0-10-sql/structured-streaming/"
+                                "checkpoint-version-2.4.3-kafka-include-headers-default");
   ASSERT_OK_AND_ASSIGN(auto cp, Checkpoint::Open(&fs_, dir));
   EXPECT_EQ(cp->query_id(), "fc415a71-f0a2-4c3c-aeaf-f9e258c3f726");
   ASSERT_OK_AND_ASSIGN(RestartPlan plan, cp->PlanRestart());
@@ -186,6 +194,53 @@ TEST_F(CheckpointTest, ReadsSparkKafkaCheckpoint) {
   EXPECT_EQ(rerun.batch_id, 1);
 }
 
+// weir continuing a Spark query keeps the SQL confs Spark recorded (Spark re-applies them from the
+// latest offsets file on restart; a changed shuffle partition count would orphan its state).
+TEST_F(CheckpointTest, ContinuingASparkCheckpointKeepsItsConf) {
+  REQUIRE_FIXTURES(fixtures);
+  std::string dir = CopyFixture(fixtures,
+                                "spark-kafka-0-10-sql/structured-streaming/"
+                                "checkpoint-version-2.4.3-kafka-include-headers-default");
+  ASSERT_OK_AND_ASSIGN(auto cp, Checkpoint::Open(&fs_, dir));
+  OffsetSeq next{
+      0,
+      1568508290000,
+      {{"spark.sql.shuffle.partitions", "200"},
+       {"spark.sql.streaming.multipleWatermarkPolicy", "min"},
+       {"weir.flow", "bronze"}},
+      {R"({"spark-test-topic-2b8619f5-d3c4-4c2d-b5d1-8d9d9458aa62":{"0":5,"1":5,"2":5,"3":5,"4":5}})"}};
+  ASSERT_OK(cp->WriteOffsets(1, next));
+  ASSERT_OK(cp->WriteCommit(1, {0}));
+  ASSERT_OK(cp->WriteOffsets(2, next));
+  for (int64_t id : {1, 2}) {
+    ASSERT_OK_AND_ASSIGN(OffsetSeq written, cp->ReadOffsets(id));
+    EXPECT_EQ(written.conf.at("spark.sql.shuffle.partitions"), "5") << id;
+    EXPECT_EQ(written.conf.at("spark.sql.streaming.stateStore.providerClass"),
+              "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider");
+    EXPECT_EQ(written.conf.at("weir.flow"), "bronze");
+    EXPECT_EQ(written.batch_timestamp_ms, 1568508290000);
+  }
+  // Byte layout as Spark writes it: "v1", the metadata line, one source line, no final newline.
+  ASSERT_OK_AND_ASSIGN(std::string text, fs::ReadFileToString(&fs_, dir + "/offsets/1"));
+  EXPECT_EQ(text.substr(0, 3), "v1\n");
+  EXPECT_NE(text.back(), '\n');
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2);
+  ASSERT_OK_AND_ASSIGN(std::string commit, fs::ReadFileToString(&fs_, dir + "/commits/1"));
+  EXPECT_EQ(commit, "v1\n{\"nextBatchWatermarkMs\":0}");
+}
+
+// A fresh checkpoint records the first batch's conf and keeps it.
+TEST_F(CheckpointTest, FirstBatchConfIsKept) {
+  ASSERT_OK_AND_ASSIGN(auto cp, Checkpoint::Open(&fs_, dir_ + "/cp"));
+  ASSERT_OK(cp->WriteOffsets(0, {0, 1000, {{"spark.sql.shuffle.partitions", "7"}}, {"{}"}}));
+  ASSERT_OK(cp->WriteCommit(0, {0}));
+  ASSERT_OK_AND_ASSIGN(auto reopened, Checkpoint::Open(&fs_, dir_ + "/cp"));
+  ASSERT_OK(
+      reopened->WriteOffsets(1, {0, 2000, {{"spark.sql.shuffle.partitions", "200"}}, {"{}"}}));
+  ASSERT_OK_AND_ASSIGN(OffsetSeq written, reopened->ReadOffsets(1));
+  EXPECT_EQ(written.conf.at("spark.sql.shuffle.partitions"), "7");
+}
+
 TEST_F(CheckpointTest, SparkFixturesResumeAsExpected) {
   REQUIRE_FIXTURES(fixtures);
   struct Case {
@@ -194,7 +249,8 @@ TEST_F(CheckpointTest, SparkFixturesResumeAsExpected) {
     int64_t batch;
     bool corrupt;
   } cases[] = {
-      {"spark-sql-core/structured-streaming/checkpoint-version-2.1.0", RestartPlan::Kind::kRerun, 1, false},
+      {"spark-sql-core/structured-streaming/checkpoint-version-2.1.0", RestartPlan::Kind::kRerun, 1,
+       false},
       {"spark-sql-core/structured-streaming/checkpoint-version-2.3.1-without-commit-log-metadata",
        RestartPlan::Kind::kNextBatch, 2, false},
       {"spark-sql-core/structured-streaming/checkpoint-version-2.3.1-for-multi-watermark-policy",
