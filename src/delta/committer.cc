@@ -42,6 +42,15 @@ Result<ConcurrentCommitVerdict> CheckConcurrentCommit(const ConflictIntent& inte
       if (intent.read_whole_table && add->data_change) {
         return conflict("added data (" + add->path + ") to a table this transaction read in full");
       }
+      if (add->data_change) {
+        for (const ReadPredicate& predicate : intent.read_predicates) {
+          if (predicate.may_match && predicate.may_match(*add)) {
+            return conflict("added the file " + add->path +
+                            ", which may hold rows matching what this transaction read (" +
+                            predicate.description + ")");
+          }
+        }
+      }
     }
   }
   return ConcurrentCommitVerdict::kCompatible;

@@ -5,8 +5,10 @@
 // two writers never both win N. A loser reads the winning commit and decides:
 //  - the winner carries a txn for one of our appIds with a version >= ours: our work is already
 //    in the table ("already committed"; the caller skips it);
-//  - the winner changed the metadata or protocol, removed a file we read, or changed data of a
-//    table we read in full: Conflict naming both versions (the caller must redo its work);
+//  - the winner changed the metadata or protocol, removed a file we read, changed data of a
+//    table we read in full, or added data files that could hold rows matching a predicate we read
+//    with (Delta's ConcurrentAppendException under Serializable isolation; blind appends
+//    included): Conflict naming both versions (the caller must redo its work);
 //  - otherwise (e.g. both are blind appends) we retry as N+1.
 // An IOError from PutIfAbsent leaves the outcome unknown: the file is read back to decide.
 // Stateless functions; thread-safe given a thread-safe FileSystem.
@@ -24,6 +26,14 @@
 
 namespace weir::delta {
 
+// A condition on the rows a transaction read (e.g. a MERGE's target rows), judged per data file:
+// `may_match(add)` is true when the file could hold a row satisfying it, from its partition
+// values and statistics (true when unsure). REQUIRES: may_match is thread-safe and cheap.
+struct ReadPredicate {
+  std::string description;  // for Conflict messages, e.g. "id BETWEEN 1 AND 9"
+  std::function<bool(const AddFile& add)> may_match;
+};
+
 // What a transaction read and changes, to judge concurrent commits.
 struct ConflictIntent {
   int64_t read_version = -1;  // -1: the transaction creates the table
@@ -31,6 +41,8 @@ struct ConflictIntent {
   bool changes_metadata = false;    // writes metaData or protocol
   bool read_whole_table = false;    // its result depends on every file (e.g. an overwrite)
   std::set<std::string> read_files;  // logical keys (LogicalFileKey) of the files it read/removes
+  // The rows it read: a concurrent data-change add that may match any of them conflicts.
+  std::vector<ReadPredicate> read_predicates;
 };
 
 enum class ConcurrentCommitVerdict { kCompatible, kAlreadyCommitted };

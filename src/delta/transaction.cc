@@ -55,6 +55,14 @@ void Transaction::RemoveFiles(std::vector<delta::RemoveFile> removes) {
   for (auto& r : removes) RemoveFile(std::move(r));
 }
 
+void Transaction::MarkFileRead(const delta::AddFile& add) {
+  intent_.read_files.insert(LogicalFileKey(add.path, add.deletion_vector));
+}
+
+void Transaction::AddReadPredicate(ReadPredicate predicate) {
+  intent_.read_predicates.push_back(std::move(predicate));
+}
+
 Status Transaction::RemoveLiveFile(const std::string& path, bool data_change) {
   if (read_snapshot_) {
     for (const auto& [key, add] : read_snapshot_->files()) {
@@ -157,8 +165,10 @@ CommitInfo Transaction::BuildCommitInfo(int64_t now_ms) const {
   if (read_snapshot_) ci.read_version = read_snapshot_->version();
   ci.isolation_level = "Serializable";
   ci.is_blind_append = removes_.empty() && !intent_.read_whole_table && intent_.read_files.empty() &&
-                       !intent_.changes_metadata;
-  if (!adds_.empty() || !removes_.empty()) {
+                       intent_.read_predicates.empty() && !intent_.changes_metadata;
+  if (operation_metrics_) {
+    ci.operation_metrics = *operation_metrics_;
+  } else if (!adds_.empty() || !removes_.empty()) {
     int64_t rows = 0, bytes = 0;
     for (const delta::AddFile& a : adds_) {
       rows += a.NumRecords().value_or(0);

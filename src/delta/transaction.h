@@ -69,11 +69,20 @@ class Transaction {
   // The result depends on every file of the read snapshot (overwrite, compaction planning):
   // any concurrent data change conflicts.
   void MarkReadWholeTable() { intent_.read_whole_table = true; }
+  // The transaction read this live file (without removing it): a concurrent remove of it
+  // conflicts (Delta's ConcurrentDeleteReadException).
+  void MarkFileRead(const delta::AddFile& add);
+  // The transaction's result depends on the rows matching `predicate`: a concurrent data-change
+  // add that may hold such rows conflicts (Delta's ConcurrentAppendException). Makes the commit
+  // not a blind append.
+  void AddReadPredicate(ReadPredicate predicate);
 
   // commitInfo.operation and operationParameters. Default: WRITE {mode: Append, partitionBy}.
   void SetOperation(std::string operation, StringMap parameters);
   // STREAMING UPDATE {outputMode: Append, queryId, epochId}, as Spark's streaming sink writes.
   void SetStreamingUpdate(const std::string& query_id, int64_t epoch_id);
+  // commitInfo.operationMetrics, replacing the default ones (numFiles, numOutputRows, ...).
+  void SetOperationMetrics(StringMap metrics) { operation_metrics_ = std::move(metrics); }
   void SetCheckpointAfterCommit(bool enabled) { checkpoint_after_commit_ = enabled; }
   void SetCommitterOptions(CommitterOptions options) { committer_options_ = options; }
 
@@ -100,6 +109,7 @@ class Transaction {
   ConflictIntent intent_;
   std::optional<std::string> operation_;
   StringMap operation_parameters_;
+  std::optional<StringMap> operation_metrics_;
   bool checkpoint_after_commit_ = true;
   CommitterOptions committer_options_;
   std::string txn_id_;
