@@ -91,23 +91,22 @@ corrupt() {
   fi
 }
 
-ADVICE="stream/checkpoint.cc: say what to do (restore the file or start a new checkpoint) in this Corruption message"
 # --- the streaming checkpoint (docs/checkpoint-format.md) ---
 corrupt "offsets/N empty" "$BC/offsets/$bo" ": > $BC/offsets/$bo"
-corrupt "offsets/N garbage" "$BC/offsets/$bo" "printf 'xx{' > $BC/offsets/$bo" "$ADVICE"
-corrupt "offsets/N truncated mid-JSON" "$BC/offsets/$bo" "truncate -s 20 $BC/offsets/$bo" "$ADVICE"
+corrupt "offsets/N garbage" "$BC/offsets/$bo" "printf 'xx{' > $BC/offsets/$bo"
+corrupt "offsets/N truncated mid-JSON" "$BC/offsets/$bo" "truncate -s 20 $BC/offsets/$bo"
 corrupt "offsets/N source line garbage" "$BC/offsets/$bo" \
-  "head -2 $BC/offsets/$bo > x && printf '{\"orders\":{\"0\":' >> x && mv x $BC/offsets/$bo" "$ADVICE"
-corrupt "offsets/N newer log version" "$BC/offsets/$bo" "sed -i '1s/v1/v7/' $BC/offsets/$bo" "$ADVICE"
-corrupt "commits/N empty" "$BC/commits/$bo" ": > $BC/commits/$bo" "$ADVICE"
-corrupt "commits/N garbage" "$BC/commits/$bo" "printf 'v1\n{garb' > $BC/commits/$bo" "$ADVICE"
-corrupt "metadata garbage" "$BC/metadata" "printf 'nope' > $BC/metadata" "$ADVICE"
-corrupt "metadata empty" "$BC/metadata" ": > $BC/metadata" "$ADVICE"
+  "head -2 $BC/offsets/$bo > x && printf '{\"orders\":{\"0\":' >> x && mv x $BC/offsets/$bo"
+corrupt "offsets/N newer log version" "$BC/offsets/$bo" "sed -i '1s/v1/v7/' $BC/offsets/$bo"
+corrupt "commits/N empty" "$BC/commits/$bo" ": > $BC/commits/$bo"
+corrupt "commits/N garbage" "$BC/commits/$bo" "printf 'v1\n{garb' > $BC/commits/$bo"
+corrupt "metadata garbage" "$BC/metadata" "printf 'nope' > $BC/metadata"
+corrupt "metadata empty" "$BC/metadata" ": > $BC/metadata"
 corrupt "metadata deleted" "$BC/metadata" "rm $BC/metadata"
-corrupt "an offsets file deleted in the middle" "$BC" "rm $BC/offsets/1" "$ADVICE"
+corrupt "an offsets file deleted in the middle" "$BC" "rm $BC/offsets/1"
 scope=silver
 corrupt "silver offsets/N garbage" "$SC/offsets" \
-  "f=$SC/offsets/\$(ls $SC/offsets | sort -n | tail -1); printf 'v1\n{\"batchWatermarkMs\":' > \$f" "$ADVICE"
+  "f=$SC/offsets/\$(ls $SC/offsets | sort -n | tail -1); printf 'v1\n{\"batchWatermarkMs\":' > \$f"
 scope=.
 # --- the Delta log ---
 corrupt "latest bronze commit garbage" "$BL/$bl_last" "printf '{garbage\n' > $BL/$bl_last"
@@ -118,8 +117,7 @@ corrupt "bronze Delta checkpoint truncated" "$BL/$bl_cp" "truncate -s 1000 $BL/$
 corrupt "bronze Delta checkpoint garbage" "$BL/$bl_cp" "head -c 4000 /dev/urandom > $BL/$bl_cp"
 corrupt "bronze commit 0 deleted, no Delta checkpoint covers it" "00000000000000000000.json" \
   "rm $BL/00000000000000000000.json $BL/$bl_cp $BL/_last_checkpoint"
-corrupt "bronze _delta_log deleted (checkpoint says batches were committed)" "$BL" "rm -r $BL" \
-  "stream/table_sink.cc: OpenOrCreate creates a new table when the checkpoint has commits; it must fail with Corruption instead"
+corrupt "bronze _delta_log deleted (checkpoint says batches were committed)" "$BL" "rm -r $BL"
 # --- the silver state store (docs/state-format.md): bronze runs, silver must not commit (its
 # write-ahead offsets/N comes before the state is opened, as in Spark: harmless, the batch is
 # re-run over exactly that range once the state is restored) ---

@@ -50,6 +50,19 @@ Status CheckVersion(std::string_view line, const std::string& path) {
   return Status::OK();
 }
 
+// A damaged checkpoint file is never skipped: the error says what the user can do about it.
+Status WithRepairAdvice(Status st) {
+  if (!st.IsCorruption()) return st;
+  const std::string& m = st.message();
+  if (m.find("restore") != std::string::npos || m.find("new checkpoint") != std::string::npos ||
+      m.find("start with a new") != std::string::npos) {
+    return st;
+  }
+  return Status::Corruption(m + ". The checkpoint is damaged: restore the file from a backup, or "
+                                "start the flow with a new checkpoint folder (a Kafka flow then "
+                                "resumes from its table's per-partition txns)");
+}
+
 Result<nlohmann::json> ParseJson(std::string_view text, const std::string& path, const char* what) {
   auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
@@ -145,13 +158,13 @@ Result<CommitMetadata> Checkpoint::ParseCommit(std::string_view text, const std:
 
 Result<std::unique_ptr<Checkpoint>> Checkpoint::Open(fs::FileSystem* fs, std::string dir) {
   std::unique_ptr<Checkpoint> cp(new Checkpoint(fs, std::move(dir)));
-  WEIR_RETURN_NOT_OK(cp->LoadMetadata(/*create=*/true));
+  WEIR_RETURN_NOT_OK(WithRepairAdvice(cp->LoadMetadata(/*create=*/true)));
   return cp;
 }
 
 Result<std::unique_ptr<Checkpoint>> Checkpoint::OpenExisting(fs::FileSystem* fs, std::string dir) {
   std::unique_ptr<Checkpoint> cp(new Checkpoint(fs, std::move(dir)));
-  WEIR_RETURN_NOT_OK(cp->LoadMetadata(/*create=*/false));
+  WEIR_RETURN_NOT_OK(WithRepairAdvice(cp->LoadMetadata(/*create=*/false)));
   return cp;
 }
 
@@ -204,16 +217,26 @@ Result<std::vector<int64_t>> Checkpoint::CommitIds() const { return ListIds("com
 Result<OffsetSeq> Checkpoint::ReadOffsets(int64_t batch_id) const {
   std::string path = fs::JoinPath(fs::JoinPath(dir_, "offsets"), std::to_string(batch_id));
   WEIR_ASSIGN_OR_RETURN(std::string text, fs::ReadFileToString(fs_, path));
-  return ParseOffsets(text, path);
+  auto parsed = ParseOffsets(text, path);
+  if (!parsed.ok()) return WithRepairAdvice(parsed.status());
+  return parsed;
 }
 
 Result<CommitMetadata> Checkpoint::ReadCommit(int64_t batch_id) const {
   std::string path = fs::JoinPath(fs::JoinPath(dir_, "commits"), std::to_string(batch_id));
   WEIR_ASSIGN_OR_RETURN(std::string text, fs::ReadFileToString(fs_, path));
-  return ParseCommit(text, path);
+  auto parsed = ParseCommit(text, path);
+  if (!parsed.ok()) return WithRepairAdvice(parsed.status());
+  return parsed;
 }
 
 Result<RestartPlan> Checkpoint::PlanRestart() const {
+  auto plan = PlanRestartUnadvised();
+  if (!plan.ok()) return WithRepairAdvice(plan.status());
+  return plan;
+}
+
+Result<RestartPlan> Checkpoint::PlanRestartUnadvised() const {
   WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> offsets, OffsetIds());
   WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> commits, CommitIds());
   RestartPlan plan;

@@ -85,6 +85,7 @@ class Checkpoint {
 
  private:
   Checkpoint(fs::FileSystem* fs, std::string dir) : fs_(fs), dir_(std::move(dir)) {}
+  Result<RestartPlan> PlanRestartUnadvised() const;
   Status LoadMetadata(bool create);
   Result<std::vector<int64_t>> ListIds(const std::string& sub) const;
 

@@ -1,5 +1,8 @@
 #include "stream/sql_flow.h"
 
+#include <algorithm>
+#include <filesystem>
+
 #include <optional>
 
 #include "columnar/json_lines.h"
@@ -268,9 +271,43 @@ std::string LakehouseLayout::CheckpointDir(const sql::TableIdentifier& name) con
   return root + "/_checkpoints/" + name.ToString();
 }
 
+namespace {
+
+// A table or checkpoint folder must stay inside the lakehouse even through symbolic links that
+// already exist on its path (names with "..", "/" and the like are refused by the parser). Local
+// roots only: object stores have no links.
+Status CheckInsideLakehouse(const std::string& root, const std::string& path) {
+  if (root.find("://") != std::string::npos) return Status::OK();
+  std::error_code error;
+  std::filesystem::path real_root = std::filesystem::weakly_canonical(root, error);
+  if (error) return Status::OK();  // an unreadable root fails later with a clearer error
+  std::filesystem::path real = std::filesystem::weakly_canonical(path, error);
+  if (error) return Status::OK();
+  auto [root_end, ignored] = std::mismatch(real_root.begin(), real_root.end(), real.begin(), real.end());
+  if (root_end != real_root.end()) {
+    return Status::InvalidArgument("the folder " + path + " resolves to " + real.string() +
+                                   ", outside the lakehouse " + real_root.string() +
+                                   " (a symbolic link on the way leads out): remove the link or "
+                                   "choose another lakehouse");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<FlowSpec> MakeFlow(const sql::StreamingTableDefinition& definition,
                           const LakehouseLayout& lakehouse,
                           const std::map<std::string, std::string>& settings) {
+  WEIR_RETURN_NOT_OK(CheckInsideLakehouse(lakehouse.root, lakehouse.TablePath(definition.name)));
+  WEIR_RETURN_NOT_OK(CheckInsideLakehouse(lakehouse.root, lakehouse.CheckpointDir(definition.name)));
+  if (definition.quarantine_table) {
+    WEIR_RETURN_NOT_OK(
+        CheckInsideLakehouse(lakehouse.root, lakehouse.TablePath(*definition.quarantine_table)));
+  }
+  if (definition.source_kind == sql::FromClause::Kind::kTable) {
+    WEIR_RETURN_NOT_OK(
+        CheckInsideLakehouse(lakehouse.root, lakehouse.TablePath(definition.source_table)));
+  }
   const std::string table = definition.name.ToString();
   auto ansi_setting = settings.find("spark.sql.ansi.enabled");
   const bool ansi = ansi_setting != settings.end() &&

@@ -63,12 +63,15 @@ class StreamingQuery::Impl {
       tracker_.emplace(std::vector<int64_t>{transform_->watermark()->delay_ms});
     }
     WEIR_RETURN_NOT_OK(PrepareDeduplication());
+    WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> commits, checkpoint_->CommitIds());
+    const bool tables_must_exist = !commits.empty();  // the flow's own table, not quarantine
     WEIR_ASSIGN_OR_RETURN(sink_, TableSink::Open(fs_, {.name = spec_.name,
                                                        .path = spec_.table_path,
                                                        .schema = output_schema_,
                                                        .partition_by = spec_.partition_by,
                                                        .table_properties = spec_.table_properties,
-                                                       .log = log}));
+                                                       .log = log,
+                                                       .must_exist = tables_must_exist}));
     const columnar::Schema* quarantine = transform_ ? transform_->quarantine_schema() : nullptr;
     if (quarantine != nullptr) {
       WEIR_ASSIGN_OR_RETURN(quarantine_sink_, TableSink::Open(fs_, {.name = spec_.quarantine_name,

@@ -28,6 +28,13 @@ Status TableSink::OpenOrCreate() {
     return Status::OK();
   }
   if (!table.status().IsNotFound()) return table.status();
+  if (options_.must_exist) {
+    return Status::Corruption(
+        "the Delta table " + options_.name + " is missing (" + options_.path +
+        "/_delta_log does not exist), but the flow's checkpoint records committed batches: "
+        "restore the table from a backup, or delete the flow's checkpoint folder to start over "
+        "(Kafka data still in the topic is then read again)");
+  }
   auto created =
       delta::Table::Create(fs_, options_.path, options_.schema, options_.partition_by,
                            {options_.table_properties.begin(), options_.table_properties.end()});

@@ -26,6 +26,9 @@ struct TableSinkOptions {
   std::vector<std::string> partition_by;
   std::map<std::string, std::string> table_properties;
   std::function<void(const std::string&)> log;
+  // The flow's checkpoint already records committed batches: a missing table is damage (its
+  // rows would silently be gone), not a first run. Open fails with Corruption instead of creating.
+  bool must_exist = false;
 };
 
 class TableSink {
