@@ -13,10 +13,10 @@ work=$(mktemp -d)
 OLD_PID=
 trap 'kill $BROKER_PID 2>/dev/null; [ -n "$OLD_PID" ] && kill -KILL $OLD_PID 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 
-# The new flow's sink. The MERGE sink that absorbs the overlap is being built; when it lands,
-# this is the one line to change (its SQL clause is appended to the new flow's statement), e.g.
-#   NEW_SINK=merge; SINK_CLAUSE="<the MERGE sink clause on (eh_partition, eh_offset)>"
-NEW_SINK=append; SINK_CLAUSE=""
+# The new flow's sink: a MERGE on (partition, offset) absorbs the re-read overlap (runbook step 6).
+# NEW_SINK=append SINK_CLAUSE= bash tests/migration_test.sh shows the blind append's duplicates.
+NEW_SINK=${NEW_SINK:-merge}
+SINK_CLAUSE=${SINK_CLAUSE-"MERGE ON (eh_partition, eh_offset)"}
 
 start_broker eh:2 telemetry:3
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -85,12 +85,11 @@ check "weir cutover detects them too (enqueuedTime for option A)" \
 lake=$work/lake
 cat > "$work/bronze.sql" <<'SQL'
 SET starting_offsets = 'earliest';
-CREATE OR REFRESH STREAMING TABLE ${table} AS
+CREATE OR REFRESH STREAMING TABLE ${table} ${sink_clause} AS
 SELECT CAST(key AS STRING) AS partition_key, CAST(value AS STRING) AS raw_value,
        partition AS eh_partition, offset AS eh_offset, timestamp AS enqueued_time
 FROM STREAM read_kafka(bootstrapServers => '${bootstrap}', subscribe => 'telemetry',
-                       startingOffsets => '${starting_offsets}', maxOffsetsPerTrigger => '${max}')
-${sink_clause};
+                       startingOffsets => '${starting_offsets}', maxOffsetsPerTrigger => '${max}');
 SQL
 # Phase A (entirely read by the old reader), a time boundary, then phase B (the old reader stops
 # somewhere inside it).

@@ -307,7 +307,15 @@ struct Expectation {
 };
 
 // CREATE [OR REFRESH] STREAMING [LIVE] TABLE name [(columns and constraints)]
-//   [PARTITIONED BY (cols)] [COMMENT '...'] [TBLPROPERTIES ('k' = 'v', ...)] AS query
+//   [PARTITIONED BY (cols)] [COMMENT '...'] [TBLPROPERTIES ('k' = 'v', ...)]
+//   [MERGE ON (keys) [WHEN MATCHED THEN UPDATE SET *]] AS query
+// MERGE ON (keys) [WHEN MATCHED THEN UPDATE SET *]: the flow upserts each micro-batch into its
+// table on the key columns (Delta MERGE, as Spark's foreachBatch + MERGE) instead of appending.
+struct MergeClause {
+  std::vector<std::string> keys;
+  bool when_matched_update = false;  // else matched rows are dropped (insert-only dedup)
+};
+
 struct CreateStreamingTable {
   QualifiedName name;
   std::vector<columnar::Field> columns;  // declared columns, empty when none were given
@@ -315,6 +323,7 @@ struct CreateStreamingTable {
   std::vector<std::string> partition_by;
   std::string comment;
   std::map<std::string, std::string> table_properties;
+  std::optional<MergeClause> merge;
   Query query;
   Location location;
 };

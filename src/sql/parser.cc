@@ -237,11 +237,35 @@ class Parser {
         Advance();
         WEIR_RETURN_NOT_OK(ParseTableProperties(&c.table_properties));
         seen_properties = true;
+      } else if (t.IsKeyword("MERGE") && !c.merge) {
+        Advance();
+        WEIR_RETURN_NOT_OK(ExpectKeyword("ON"));
+        WEIR_RETURN_NOT_OK(ExpectOperator("("));
+        MergeClause merge;
+        while (true) {
+          WEIR_ASSIGN_OR_RETURN(std::string col, ExpectIdentifier("a MERGE key column name"));
+          merge.keys.push_back(std::move(col));
+          if (AcceptOperator(")")) break;
+          WEIR_RETURN_NOT_OK(ExpectOperator(","));
+        }
+        if (AcceptKeyword("WHEN")) {
+          WEIR_RETURN_NOT_OK(ExpectKeyword("MATCHED"));
+          if (Peek().IsKeyword("AND")) {
+            return ErrorAt(Peek(), "WHEN MATCHED AND <condition> is not supported by weir yet; "
+                                   "use WHEN MATCHED THEN UPDATE SET * " + Near(Peek()));
+          }
+          WEIR_RETURN_NOT_OK(ExpectKeyword("THEN"));
+          WEIR_RETURN_NOT_OK(ExpectKeyword("UPDATE"));
+          WEIR_RETURN_NOT_OK(ExpectKeyword("SET"));
+          WEIR_RETURN_NOT_OK(ExpectOperator("*"));
+          merge.when_matched_update = true;
+        }
+        c.merge = std::move(merge);
       } else if (t.IsKeyword("CLUSTER") || t.IsKeyword("LOCATION") || t.IsKeyword("SCHEDULE") ||
                  t.IsKeyword("ROW") || t.IsKeyword("MASK")) {
         return ErrorAt(t, "the " + Upper(t.text) + " clause is not supported by weir " + Near(t));
       } else {
-        return Expected("PARTITIONED BY, COMMENT, TBLPROPERTIES or AS");
+        return Expected("PARTITIONED BY, COMMENT, TBLPROPERTIES, MERGE ON or AS");
       }
     }
     Advance();  // AS

@@ -58,6 +58,32 @@ TEST(ParserTest, SeedBronzeTable) {
   EXPECT_EQ(q.where, nullptr);
 }
 
+TEST(ParserTest, MergeClause) {
+  ASSERT_OK_AND_ASSIGN(std::vector<Statement> statements, ParseStatements(
+      "CREATE OR REFRESH STREAMING TABLE t PARTITIONED BY (p) MERGE ON (p, o) "
+      "WHEN MATCHED THEN UPDATE SET * AS SELECT partition AS p, offset AS o "
+      "FROM STREAM read_kafka(subscribe => 'x')"));
+  const auto& c = std::get<CreateStreamingTable>(statements[0]);
+  ASSERT_TRUE(c.merge.has_value());
+  EXPECT_EQ(c.merge->keys, (std::vector<std::string>{"p", "o"}));
+  EXPECT_TRUE(c.merge->when_matched_update);
+  EXPECT_EQ(c.partition_by, std::vector<std::string>{"p"});
+
+  ASSERT_OK_AND_ASSIGN(statements, ParseStatements(
+      "CREATE STREAMING TABLE t MERGE ON (k) AS SELECT value AS k FROM STREAM read_kafka(subscribe => 'x')"));
+  const auto& insert_only = std::get<CreateStreamingTable>(statements[0]);
+  ASSERT_TRUE(insert_only.merge.has_value());
+  EXPECT_FALSE(insert_only.merge->when_matched_update);
+
+  EXPECT_NE(ErrorOf("CREATE STREAMING TABLE t MERGE ON (k) WHEN MATCHED AND k > 1 THEN UPDATE SET * "
+                    "AS SELECT value AS k FROM STREAM read_kafka(subscribe => 'x')")
+                .find("not supported"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("CREATE STREAMING TABLE t MERGE ON () AS SELECT 1 AS k FROM STREAM read_kafka(subscribe => 'x')")
+                .find("MERGE key column"),
+            std::string::npos);
+}
+
 TEST(ParserTest, SparkSemanticsDltExample) {
   // spark-semantics.md section 8, plus expectations, partitioning, properties and a watermark.
   constexpr std::string_view kText = R"(

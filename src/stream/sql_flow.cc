@@ -322,6 +322,10 @@ Result<FlowSpec> MakeFlow(const sql::StreamingTableDefinition& definition,
     spec.quarantine_path = lakehouse.TablePath(*definition.quarantine_table);
   }
   spec.partition_by = definition.statement.partition_by;
+  if (definition.statement.merge) {
+    spec.merge = FlowSpec::Merge{definition.statement.merge->keys,
+                                 definition.statement.merge->when_matched_update};
+  }
   spec.table_properties = definition.statement.table_properties;
   if (query.drop_duplicates) {
     spec.drop_duplicates = FlowSpec::Deduplication{query.drop_duplicates->within_watermark,

@@ -71,7 +71,8 @@ class StreamingQuery::Impl {
                                                        .partition_by = spec_.partition_by,
                                                        .table_properties = spec_.table_properties,
                                                        .log = log,
-                                                       .must_exist = tables_must_exist}));
+                                                       .must_exist = tables_must_exist,
+                                                       .merge = SinkMerge()}));
     const columnar::Schema* quarantine = transform_ ? transform_->quarantine_schema() : nullptr;
     if (quarantine != nullptr) {
       WEIR_ASSIGN_OR_RETURN(quarantine_sink_, TableSink::Open(fs_, {.name = spec_.quarantine_name,
@@ -114,6 +115,11 @@ class StreamingQuery::Impl {
       dedup_options_.key_columns.push_back(index);
     }
     return Status::OK();
+  }
+
+  std::optional<TableSinkOptions::Merge> SinkMerge() const {
+    if (!spec_.merge) return std::nullopt;
+    return TableSinkOptions::Merge{spec_.merge->keys, spec_.merge->when_matched_update};
   }
 
   const std::string& id() const { return checkpoint_->query_id(); }

@@ -81,6 +81,12 @@ struct FlowSpec {
     std::vector<std::string> columns;
   };
   std::optional<Deduplication> drop_duplicates;
+  // MERGE ON (keys) [WHEN MATCHED THEN UPDATE SET *]: upsert each batch into the table.
+  struct Merge {
+    std::vector<std::string> keys;
+    bool when_matched_update = false;
+  };
+  std::optional<Merge> merge;
   std::string quarantine_name;  // the quarantine table (when the transform has one)
   std::string quarantine_path;
   std::vector<std::string> partition_by;

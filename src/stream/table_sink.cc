@@ -1,5 +1,6 @@
 #include "stream/table_sink.h"
 
+#include "delta/merge.h"
 #include "delta/transaction.h"
 
 namespace weir::stream {
@@ -52,6 +53,10 @@ Result<bool> TableSink::IsCommitted(const std::string& query_id, int64_t batch_i
 
 Status TableSink::Write(const columnar::Batch& rows) {
   if (rows.num_rows() == 0) return Status::OK();
+  if (options_.merge) {
+    merge_rows_.push_back(rows);
+    return Status::OK();
+  }
   if (!writer_) {
     WEIR_ASSIGN_OR_RETURN(writer_, table_->NewDataFileWriter());
   }
@@ -60,6 +65,7 @@ Status TableSink::Write(const columnar::Batch& rows) {
 
 Result<int64_t> TableSink::Commit(const std::string& query_id, int64_t batch_id,
                                   const std::map<std::string, int64_t>& extra_txns) {
+  if (options_.merge) return CommitMerge(query_id, batch_id, extra_txns);
   std::vector<delta::AddFile> adds;
   if (writer_) {
     auto finished = writer_->Finish();
@@ -106,7 +112,46 @@ Result<int64_t> TableSink::Commit(const std::string& query_id, int64_t batch_id,
   return files;
 }
 
+Result<int64_t> TableSink::CommitMerge(const std::string& query_id, int64_t batch_id,
+                                       const std::map<std::string, int64_t>& extra_txns) {
+  std::vector<columnar::Batch> chunks = std::move(merge_rows_);
+  merge_rows_.clear();
+  columnar::Batch source(options_.schema);
+  for (const columnar::Batch& chunk : chunks) {
+    for (size_t c = 0; c < source.columns.size(); ++c) {
+      for (int64_t r = 0; r < chunk.num_rows(); ++r) source.columns[c].AppendFrom(chunk.columns[c], r);
+    }
+    source.num_rows_without_columns += chunk.num_rows();
+  }
+  chunks.clear();
+  WEIR_ASSIGN_OR_RETURN(auto snapshot, table_->Refresh());
+  delta::MergeOptions merge;
+  merge.keys = options_.merge->keys;
+  merge.when_matched_update = options_.merge->when_matched_update;
+  merge.txn = delta::SetTransaction{query_id, batch_id};
+  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<delta::PreparedMerge> prepared,
+                        delta::PreparedMerge::Prepare(snapshot, source, std::move(merge)));
+  for (const auto& [app_id, version] : extra_txns) {
+    WEIR_RETURN_NOT_OK(prepared->transaction().SetTxn(app_id, version));
+  }
+  WEIR_ASSIGN_OR_RETURN(delta::MergeResult result, prepared->Commit());
+  if (result.already_committed) {
+    Log("Skipping already complete epoch " + std::to_string(batch_id) + " of " + options_.name +
+        " (committed concurrently)");
+    return int64_t{0};
+  }
+  const delta::MergeMetrics& m = result.metrics;
+  Log(options_.name + " batch " + std::to_string(batch_id) + " MERGE: " +
+      std::to_string(m.num_target_rows_inserted) + " inserted, " +
+      std::to_string(m.num_target_rows_updated) + " updated, " +
+      std::to_string(m.num_target_rows_matched_not_updated + m.num_source_duplicates) +
+      " already present or repeated; " + std::to_string(m.num_target_files_scanned) + " of " +
+      std::to_string(m.num_target_files_before_skipping) + " files read");
+  return m.num_target_files_added;
+}
+
 void TableSink::Abort() {
+  merge_rows_.clear();
   if (writer_) writer_->Abort();
   writer_.reset();
 }

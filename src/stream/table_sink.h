@@ -2,12 +2,15 @@
 // are committed together with txn(appId = query id, version = batch id) (plus any per-source
 // txns the caller adds), and a batch whose txn is already in the table is not written again.
 // The table is created on first use from the flow's output schema; an existing table with another
-// schema is refused. Not thread-safe: one batch at a time.
+// schema is refused. With a MERGE clause the batch's rows are upserted on key columns (delta
+// MergeInto: deduplicated on the keys, matched rows updated or dropped, the rest inserted) in the
+// same commit as the txns, instead of appended. Not thread-safe: one batch at a time.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +32,12 @@ struct TableSinkOptions {
   // The flow's checkpoint already records committed batches: a missing table is damage (its
   // rows would silently be gone), not a first run. Open fails with Corruption instead of creating.
   bool must_exist = false;
+  // MERGE ON (keys) [WHEN MATCHED THEN UPDATE SET *] instead of appends.
+  struct Merge {
+    std::vector<std::string> keys;
+    bool when_matched_update = false;
+  };
+  std::optional<Merge> merge;
 };
 
 class TableSink {
@@ -58,6 +67,8 @@ class TableSink {
  private:
   TableSink(fs::FileSystem* fs, TableSinkOptions options) : fs_(fs), options_(std::move(options)) {}
   Status OpenOrCreate();
+  Result<int64_t> CommitMerge(const std::string& query_id, int64_t batch_id,
+                              const std::map<std::string, int64_t>& extra_txns);
   void Log(const std::string& line) {
     if (options_.log) options_.log(line);
   }
@@ -66,6 +77,7 @@ class TableSink {
   TableSinkOptions options_;
   std::unique_ptr<delta::Table> table_;
   std::unique_ptr<delta::DataFileWriter> writer_;
+  std::vector<columnar::Batch> merge_rows_;  // MERGE: the batch's rows (sharing the inputs' buffers)
 };
 
 }  // namespace weir::stream
