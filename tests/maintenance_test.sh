@@ -164,4 +164,22 @@ check "the rows are unchanged" bash -c "[ \"\$('$WEIR' table scan '$ptable' | so
 rc=$?
 check "--where on a data column is refused" test "$rc" = 2
 check "saying why" grep -q "may only test partition columns" "$work/where.log"
+# 6. delta.autoOptimize.autoCompact on a streaming table: small files are compacted after the
+# commits that made them, and the table still holds exactly the topic's records.
+cat > "$work/auto.sql" <<'SQL'
+SET spark.databricks.delta.autoCompact.minNumFiles = 6;
+CREATE OR REFRESH STREAMING TABLE ops.bronze.auto
+TBLPROPERTIES ('delta.autoOptimize.autoCompact' = 'true') AS
+SELECT CAST(key AS STRING) AS partition_key, CAST(value AS STRING) AS raw_value,
+       partition AS eh_partition, offset AS eh_offset, timestamp AS enqueued_time
+FROM STREAM read_kafka(bootstrapServers => '${bootstrap}', subscribe => 'orders',
+                       startingOffsets => 'earliest', maxOffsetsPerTrigger => '100');
+SQL
+auto_table=$lake/ops/bronze/auto
+check "an autoCompact flow runs in many small batches" \
+  "$WEIR" run "$work/auto.sql" --lakehouse "$lake" --trigger availableNow --set bootstrap="$BOOTSTRAP" \
+  --progress-log "$work/auto.jsonl"
+check "and logged its compactions" bash -c "'$WEIR' table history '$auto_table' | grep -q OPTIMIZE"
+check "few live files remain (fewer than the minimum of 6 small ones)" test "$(live_files "$auto_table")" -lt 6
+check "the table holds exactly the topic's records" table_matches_topic "$auto_table" orders
 finish

@@ -46,6 +46,8 @@ Status BadValue(std::string_view key, std::string_view value, std::string_view e
 const std::vector<std::string_view>& KnownTableProperties() {
   static const std::vector<std::string_view> kKnown = {
       "delta.appendOnly",
+      "delta.autoOptimize.autoCompact",
+      "delta.autoOptimize.optimizeWrite",
       "delta.checkpoint.writeStatsAsJson",
       "delta.checkpoint.writeStatsAsStruct",
       "delta.checkpointInterval",
@@ -173,6 +175,15 @@ Result<TableConfig> ParseTableConfig(const StringMap& configuration, bool strict
       auto n = ParseInt(value);
       if (!n || *n < -1 || *n > INT32_MAX) return BadValue(key, value, "-1 or a number of columns");
       c.num_indexed_cols = static_cast<int32_t>(*n);
+    } else if (key == "delta.autoOptimize.autoCompact") {
+      // Read by delta::MaybeAutoCompact after each streaming commit (optimize.h).
+      std::string v = Lower(Trim(value));
+      if (v != "true" && v != "false" && v != "auto" && v != "legacy") {
+        return BadValue(key, value, "true, false, auto or legacy");
+      }
+    } else if (key == "delta.autoOptimize.optimizeWrite") {
+      // A streaming batch is already written as one file per partition it touches.
+      if (!ParseBool(value)) return BadValue(key, value, "true or false");
     } else if (key == "delta.checkpoint.writeStatsAsJson") {
       auto b = ParseBool(value);
       if (!b) return BadValue(key, value, "true or false");

@@ -322,6 +322,11 @@ Result<FlowSpec> MakeFlow(const sql::StreamingTableDefinition& definition,
     spec.quarantine_path = lakehouse.TablePath(*definition.quarantine_table);
   }
   spec.partition_by = definition.statement.partition_by;
+  for (const auto& [key, value] : settings) {
+    if (key.starts_with("spark.databricks.delta.autoCompact.")) {
+      spec.auto_compact_settings[key] = value;
+    }
+  }
   if (definition.statement.merge) {
     spec.merge = FlowSpec::Merge{definition.statement.merge->keys,
                                  definition.statement.merge->when_matched_update};

@@ -72,7 +72,9 @@ class StreamingQuery::Impl {
                                                        .table_properties = spec_.table_properties,
                                                        .log = log,
                                                        .must_exist = tables_must_exist,
-                                                       .merge = SinkMerge()}));
+                                                       .merge = SinkMerge(),
+                                                       .auto_compact_settings =
+                                                           spec_.auto_compact_settings}));
     const columnar::Schema* quarantine = transform_ ? transform_->quarantine_schema() : nullptr;
     if (quarantine != nullptr) {
       WEIR_ASSIGN_OR_RETURN(quarantine_sink_, TableSink::Open(fs_, {.name = spec_.quarantine_name,

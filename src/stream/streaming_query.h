@@ -87,6 +87,8 @@ struct FlowSpec {
     bool when_matched_update = false;
   };
   std::optional<Merge> merge;
+  // The pipeline's spark.databricks.delta.autoCompact.* settings (delta.autoOptimize.autoCompact).
+  std::map<std::string, std::string> auto_compact_settings;
   std::string quarantine_name;  // the quarantine table (when the transform has one)
   std::string quarantine_path;
   std::vector<std::string> partition_by;

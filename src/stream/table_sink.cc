@@ -1,6 +1,7 @@
 #include "stream/table_sink.h"
 
 #include "delta/merge.h"
+#include "delta/optimize.h"
 #include "delta/transaction.h"
 
 namespace weir::stream {
@@ -109,6 +110,7 @@ Result<int64_t> TableSink::Commit(const std::string& query_id, int64_t batch_id,
         std::to_string(committed->version) +
         " failed (the commit itself succeeded): " + committed->checkpoint_status.ToString());
   }
+  AutoCompact(*committed, txn->adds());
   return files;
 }
 
@@ -148,6 +150,28 @@ Result<int64_t> TableSink::CommitMerge(const std::string& query_id, int64_t batc
       " already present or repeated; " + std::to_string(m.num_target_files_scanned) + " of " +
       std::to_string(m.num_target_files_before_skipping) + " files read");
   return m.num_target_files_added;
+}
+
+// delta.autoOptimize.autoCompact: small files are compacted right after the commit that made
+// them (dataChange=false, never conflicting with appends). The batch is committed either way: a
+// failed compaction is a warning.
+void TableSink::AutoCompact(const delta::CommitResult& committed,
+                            const std::vector<delta::AddFile>& adds) {
+  if (!committed.snapshot || adds.empty()) return;
+  auto compacted = delta::MaybeAutoCompact(committed.snapshot, adds, options_.auto_compact_settings);
+  if (!compacted.ok()) {
+    Log("WARN auto compaction of " + options_.name + " after version " +
+        std::to_string(committed.version) + " failed (the batch is committed): " +
+        compacted.status().ToString());
+    return;
+  }
+  if (!*compacted) return;
+  const delta::OptimizeResult& r = **compacted;
+  Log("auto compaction of " + options_.name + ": " + std::to_string(r.num_removed_files) +
+      " small files into " + std::to_string(r.num_added_files) + " (version " +
+      std::to_string(r.version) + ")");
+  auto refreshed = table_->Refresh();
+  if (!refreshed.ok()) Log("WARN " + refreshed.status().ToString());
 }
 
 void TableSink::Abort() {

@@ -18,6 +18,7 @@
 #include "columnar/column.h"
 #include "delta/data_writer.h"
 #include "delta/table.h"
+#include "delta/transaction.h"
 #include "fs/file_system.h"
 
 namespace weir::stream {
@@ -38,6 +39,9 @@ struct TableSinkOptions {
     bool when_matched_update = false;
   };
   std::optional<Merge> merge;
+  // spark.databricks.delta.autoCompact.* settings of the pipeline (overrides of the table's
+  // delta.autoOptimize.autoCompact; see delta::MaybeAutoCompact).
+  std::map<std::string, std::string> auto_compact_settings;
 };
 
 class TableSink {
@@ -67,6 +71,7 @@ class TableSink {
  private:
   TableSink(fs::FileSystem* fs, TableSinkOptions options) : fs_(fs), options_(std::move(options)) {}
   Status OpenOrCreate();
+  void AutoCompact(const delta::CommitResult& committed, const std::vector<delta::AddFile>& adds);
   Result<int64_t> CommitMerge(const std::string& query_id, int64_t batch_id,
                               const std::map<std::string, int64_t>& extra_txns);
   void Log(const std::string& line) {
