@@ -126,16 +126,9 @@ check "DuckDB reads the silver table" query "$silver" "event_id, order_id, statu
 query "$silver" "event_id, order_id, status, CAST(amount AS VARCHAR) AS amount" > "$work/silver.jsonl" 2> "$work/duck.err"
 check "DuckDB reads the quarantine table" query "$quarantine" "quarantine_reason"
 query "$quarantine" "quarantine_reason" > "$work/quarantine.jsonl" 2>> "$work/duck.err"
-# Bronze keeps CAST(value AS STRING) byte for byte, as Spark does (UTF8String does not validate),
-# so an invalid UTF-8 payload makes a Parquet STRING value DuckDB (and arrow-rs) refuse to read.
-if query "$bronze" "length(raw_value) AS n" > /dev/null 2> "$work/bronze-duck.err"; then
-  pass_count=$((pass_count + 1))
-  echo "XPASS: DuckDB reads the bronze table with invalid UTF-8 payloads (remove the XFAIL mark)"
-else
-  echo "XFAIL: DuckDB cannot read bronze: $(head -c 160 "$work/bronze-duck.err") -- TODO: decide whether" \
-       "CAST(BINARY AS STRING) in bronze should replace invalid UTF-8 with U+FFFD (Java's decoding)" \
-       "or keep Spark's bytes; see docs/reliability.md"
-fi
+# Bronze's CAST(value AS STRING) replaces bytes that are not UTF-8 with U+FFFD (Spark keeps them),
+# so DuckDB can read every bronze file, hostile payloads included.
+check "DuckDB reads the bronze table with invalid UTF-8 payloads" query "$bronze" "length(raw_value) AS n"
 
 placement() {
   python3 - "$work/expected.json" "$work/silver.jsonl" "$work/quarantine.jsonl" <<'PY'

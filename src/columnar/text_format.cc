@@ -1,5 +1,7 @@
 #include "columnar/text_format.h"
 
+#include <cstring>
+
 #include <cmath>
 #include <cstdio>
 
@@ -400,6 +402,54 @@ void AppendUtf8(uint32_t cp, std::string* out) {
   }
 }
 
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
+  unsigned char c = s[i];
+  if (c < 0x80) return 1;
+  size_t len = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+  if (len == 0 || i + len > s.size()) return 0;
+  uint32_t cp = c & (0x7F >> len);
+  for (size_t k = 1; k < len; ++k) {
+    unsigned char cc = s[i + k];
+    if ((cc & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (cc & 0x3F);
+  }
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+bool IsValidUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    // ASCII runs eight bytes at a time.
+    while (i + 8 <= s.size()) {
+      uint64_t word;
+      std::memcpy(&word, s.data() + i, 8);
+      if ((word & 0x8080808080808080ull) != 0) break;
+      i += 8;
+    }
+    if (i >= s.size()) break;
+    size_t len = Utf8SequenceLength(s, i);
+    if (len == 0) return false;
+    i += len;
+  }
+  return true;
+}
+
+void AppendValidUtf8(std::string_view s, std::string* out) {
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t len = Utf8SequenceLength(s, i);
+    if (len > 0) {
+      out->append(s.data() + i, len);
+      i += len;
+    } else {
+      out->append("\xEF\xBF\xBD");
+      ++i;
+    }
+  }
+}
+
 void AppendJsonString(std::string_view s, std::string* out) {
   static constexpr char kHex[] = "0123456789abcdef";
   out->push_back('"');
@@ -432,26 +482,8 @@ void AppendJsonString(std::string_view s, std::string* out) {
       ++i;
       continue;
     }
-    // Validate one UTF-8 sequence.
-    int len = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    bool valid = len > 0 && i + len <= s.size();
-    uint32_t cp = 0;
-    if (valid) {
-      cp = c & (0x7F >> len);
-      for (int k = 1; k < len; ++k) {
-        unsigned char cc = s[i + k];
-        if ((cc & 0xC0) != 0x80) {
-          valid = false;
-          break;
-        }
-        cp = (cp << 6) | (cc & 0x3F);
-      }
-      static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-      if (valid && (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))) {
-        valid = false;
-      }
-    }
-    if (valid) {
+    size_t len = Utf8SequenceLength(s, i);
+    if (len > 0) {
       out->append(s.data() + i, len);
       i += len;
     } else {

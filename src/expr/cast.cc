@@ -171,7 +171,20 @@ class Caster {
   Result<Column> ToString(const Column& in) {
     TypeId f = in.type_id();
     if (f == TypeId::kString) return in;
-    if (f == TypeId::kBinary) return Retype(in);
+    if (f == TypeId::kBinary) {
+      // Spark keeps the bytes as they are; weir replaces bytes that are not UTF-8 with U+FFFD,
+      // because a STRING column holding them is unreadable to DuckDB, arrow-rs and delta-rs
+      // (docs/sql-extensions.md). Valid input, the common case, is shared without a copy.
+      bool valid = true;
+      for (int64_t i = 0; i < n_ && valid; ++i) {
+        valid = in.IsNull(i) || columnar::IsValidUtf8(in.StringAt(i));
+      }
+      if (valid) return Retype(in);
+      return BuildStrings(to_, in, n_, [&](int64_t i, std::string* s) {
+        columnar::AppendValidUtf8(in.StringAt(i), s);
+        return true;
+      });
+    }
     return BuildStrings(to_, in, n_, [&](int64_t i, std::string* s) {
       AppendCastString(in, i, s);
       return true;
