@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include <simdjson.h>
+
 #include "columnar/text_format.h"
 #include "expr/spark_text.h"
 
@@ -177,7 +179,8 @@ class Caster {
       // (docs/sql-extensions.md). Valid input, the common case, is shared without a copy.
       bool valid = true;
       for (int64_t i = 0; i < n_ && valid; ++i) {
-        valid = in.IsNull(i) || columnar::IsValidUtf8(in.StringAt(i));
+        std::string_view v = in.IsNull(i) ? std::string_view() : in.StringAt(i);
+        valid = simdjson::validate_utf8(v.data(), v.size());
       }
       if (valid) return Retype(in);
       return BuildStrings(to_, in, n_, [&](int64_t i, std::string* s) {
