@@ -4,15 +4,17 @@
 #include <cstdio>
 
 #include "cli/command.h"
+#include "cli/file_systems.h"
 #include "cli/flags.h"
-#include "fs/local_file_system.h"
 #include "stream/checkpoint.h"
 
 namespace weir::cli {
 namespace {
 
 int InspectMain(const Flags& flags) {
-  auto cp = stream::Checkpoint::OpenExisting(fs::LocalFileSystem::Default(), flags.positional()[0]);
+  auto fs = FileSystemFor(flags, flags.positional()[0]);
+  if (!fs.ok()) return Fail(fs.status());
+  auto cp = stream::Checkpoint::OpenExisting(*fs, flags.positional()[0]);
   if (!cp.ok()) return Fail(cp.status());
   auto offsets = (*cp)->OffsetIds();
   if (!offsets.ok()) return Fail(offsets.status());
@@ -56,12 +58,13 @@ int InspectMain(const Flags& flags) {
 }
 
 int RunInspect(const std::vector<std::string>& args) {
-  Flags flags("weir checkpoint inspect DIR [--all]",
+  Flags flags("weir checkpoint inspect DIR|URL [--all]",
               "Prints a streaming checkpoint (Spark's layout, written by weir or by Spark): the query\n"
               "id, each batch's end offsets per source and whether it was committed, the initial\n"
               "offsets, and what a restart would do.");
   flags.Positional("DIR", 1, 1);
   flags.Bool("all", "show every batch (default: the last 20)");
+  AddStorageFlags(flags);
   return RunWithFlags(flags, args, InspectMain);
 }
 

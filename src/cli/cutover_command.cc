@@ -12,11 +12,11 @@
 #include <optional>
 
 #include "cli/command.h"
+#include "cli/file_systems.h"
 #include "cli/flags.h"
 #include "cli/partition_scan.h"
 #include "columnar/text_format.h"
 #include "delta/table.h"
-#include "fs/local_file_system.h"
 #include "kafka/options.h"
 
 namespace weir::cli {
@@ -107,8 +107,9 @@ int CutoverMain(const Flags& flags) {
     partition_count = *parsed;
   }
 
-  auto* fs = fs::LocalFileSystem::Default();
-  auto table = delta::Table::Open(fs, path);
+  auto fs = FileSystemFor(flags, path);
+  if (!fs.ok()) return Fail(fs.status());
+  auto table = delta::Table::Open(*fs, path);
   if (!table.ok()) return Fail(table.status());
   auto snapshot = (*table)->snapshot();
   auto columns = ResolvePositionColumns(
@@ -362,6 +363,7 @@ int RunCutover(const std::vector<std::string>& args) {
   flags.Value("offset-column", "C", "the offset / sequence number column (default: detected)");
   flags.Value("time-column", "C", "the enqueued time column, a TIMESTAMP (default: detected)");
   flags.Value("format", "FORMAT", "text or json", "text");
+  AddStorageFlags(flags);
   return RunWithFlags(flags, args, CutoverMain);
 }
 

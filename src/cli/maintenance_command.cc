@@ -6,19 +6,19 @@
 #include <filesystem>
 
 #include "cli/command.h"
+#include "cli/file_systems.h"
 #include "cli/flags.h"
 #include "delta/optimize.h"
 #include "delta/table_config.h"
 #include "delta/vacuum.h"
-#include "fs/local_file_system.h"
 
 namespace weir::cli {
 namespace {
 
-fs::FileSystem* LocalFs() { return fs::LocalFileSystem::Default(); }
-
-// The table path as given, made absolute (the log may name files by absolute file: URIs).
+// The table path as given, made absolute (the log may name files by absolute file: URIs); an
+// Azure URL as given.
 std::string TablePath(const Flags& flags) {
+  if (IsRemotePath(flags.positional()[0])) return flags.positional()[0];
   std::error_code ec;
   std::filesystem::path absolute = std::filesystem::absolute(flags.positional()[0], ec);
   return ec ? flags.positional()[0] : absolute.lexically_normal().string();
@@ -67,7 +67,9 @@ int OptimizeMain(const Flags& flags) {
     options.max_attempts = static_cast<int>(*n);
   }
   options.where = flags.Get("where");
-  auto snapshot = delta::Snapshot::Load(LocalFs(), TablePath(flags));
+  auto table_fs = FileSystemFor(flags, TablePath(flags));
+  if (!table_fs.ok()) return Fail(table_fs.status());
+  auto snapshot = delta::Snapshot::Load(*table_fs, TablePath(flags));
   if (!snapshot.ok()) return Fail(snapshot.status());
   auto result = delta::OptimizeTable(*snapshot, options);
   if (!result.ok()) return Fail(result.status());
@@ -110,7 +112,9 @@ int VacuumMain(const Flags& flags) {
   options.retention_check = !flags.GetBool("force-retention");
   options.dry_run = flags.GetBool("dry-run");
   options.log_commits = !flags.GetBool("no-history");
-  auto snapshot = delta::Snapshot::Load(LocalFs(), TablePath(flags));
+  auto table_fs = FileSystemFor(flags, TablePath(flags));
+  if (!table_fs.ok()) return Fail(table_fs.status());
+  auto snapshot = delta::Snapshot::Load(*table_fs, TablePath(flags));
   if (!snapshot.ok()) return Fail(snapshot.status());
   auto result = delta::VacuumTable(*snapshot, options);
   if (!result.ok()) return Fail(result.status());
@@ -154,6 +158,7 @@ int RunOptimize(const std::vector<std::string>& args) {
   flags.Value("min-file-size", "SIZE",
               "files at least this large are left alone (default: the target)");
   flags.Value("max-attempts", "N", "plans before giving up on concurrent removals (default 3)");
+  AddStorageFlags(flags);
   return RunWithFlags(flags, args, OptimizeMain);
 }
 
@@ -177,6 +182,7 @@ int RunVacuum(const std::vector<std::string>& args) {
   flags.Bool("force-retention",
              "allow a retention shorter than delta.deletedFileRetentionDuration");
   flags.Bool("no-history", "do not record VACUUM START / VACUUM END commits");
+  AddStorageFlags(flags);
   return RunWithFlags(flags, args, VacuumMain);
 }
 

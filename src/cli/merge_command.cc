@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/file_systems.h"
 #include "cli/flags.h"
 #include "columnar/text_format.h"
 #include "delta/merge.h"
@@ -184,7 +185,9 @@ int MergeMain(const Flags& flags) {
   if (format != "jsonl" && format != "parquet") {
     return Fail(Status::InvalidArgument("--format must be jsonl or parquet, not '" + format + "'"));
   }
-  auto table = delta::Table::Open(LocalFs(), path);
+  auto table_fs = FileSystemFor(flags, path);
+  if (!table_fs.ok()) return Fail(table_fs.status());
+  auto table = delta::Table::Open(*table_fs, path);
   if (!table.ok()) return Fail(table.status());
   const auto& snapshot = (*table)->snapshot();
 
@@ -281,6 +284,7 @@ int RunMerge(const std::vector<std::string>& args) {
   flags.Repeated("prune", "COND", "target-side condition of the match, also used to skip files");
   flags.Bool("no-key-pruning", "do not skip files by the source's key ranges");
   flags.Value("txn", "appId=version", "record txn(appId, version); skip if already committed");
+  AddStorageFlags(flags);
   return RunWithFlags(flags, args, MergeMain);
 }
 

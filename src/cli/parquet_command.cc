@@ -3,10 +3,10 @@
 #include <cstring>
 
 #include "cli/command.h"
+#include "cli/file_systems.h"
 #include "cli/flags.h"
 #include "cli/table_output.h"
 #include "columnar/text_format.h"
-#include "fs/local_file_system.h"
 #include "parquet/reader.h"
 
 namespace weir::cli {
@@ -14,12 +14,14 @@ namespace {
 
 using parquet::ParquetReader;
 
-Result<std::unique_ptr<ParquetReader>> OpenFile(const std::string& path) {
-  return ParquetReader::Open(fs::LocalFileSystem::Default(), path);
+// A local file or an Azure storage URL (credentials from --set / --secrets / the environment).
+Result<std::unique_ptr<ParquetReader>> OpenFile(const Flags& flags, const std::string& path) {
+  WEIR_ASSIGN_OR_RETURN(fs::FileSystem * file_fs, FileSystemFor(flags, path));
+  return ParquetReader::Open(file_fs, path);
 }
 
 int SchemaMain(const Flags& flags) {
-  auto reader = OpenFile(flags.positional()[0]);
+  auto reader = OpenFile(flags, flags.positional()[0]);
   if (!reader.ok()) return Fail(reader.status());
   for (const auto& f : (*reader)->schema().fields) {
     std::printf("%s %s%s\n", f.name.c_str(), f.type->ToDdl().c_str(), f.nullable ? "" : " NOT NULL");
@@ -88,7 +90,7 @@ std::string StatText(const parquet::LeafDescriptor& leaf, const std::string& byt
 }
 
 int MetaMain(const Flags& flags) {
-  auto opened = OpenFile(flags.positional()[0]);
+  auto opened = OpenFile(flags, flags.positional()[0]);
   if (!opened.ok()) return Fail(opened.status());
   const ParquetReader& reader = **opened;
   const auto& md = reader.metadata();
@@ -138,7 +140,7 @@ int MetaMain(const Flags& flags) {
 }
 
 int CatMain(const Flags& flags) {
-  auto opened = OpenFile(flags.positional()[0]);
+  auto opened = OpenFile(flags, flags.positional()[0]);
   if (!opened.ok()) return Fail(opened.status());
   ParquetReader& reader = **opened;
   std::vector<int> fields;
@@ -181,6 +183,7 @@ int CatMain(const Flags& flags) {
 int RunSchema(const std::vector<std::string>& args) {
   Flags flags("weir parquet schema FILE", "Prints the file's columns as Spark DDL types.");
   flags.Positional("FILE", 1, 1);
+  AddStorageFlags(flags);
   return RunWithFlags(flags, args, SchemaMain);
 }
 
@@ -189,6 +192,7 @@ int RunMeta(const std::vector<std::string>& args) {
               "Prints the file's footer: writer, row groups, column chunks with their physical\n"
               "types, codecs, encodings, sizes and statistics (min, max, null count).");
   flags.Positional("FILE", 1, 1);
+  AddStorageFlags(flags);
   return RunWithFlags(flags, args, MetaMain);
 }
 
@@ -201,6 +205,7 @@ int RunCat(const std::vector<std::string>& args) {
   flags.Value("columns", "a,b", "only these top-level columns, in this order");
   flags.Value("limit", "N", "at most N rows");
   flags.Value("format", "FORMAT", "jsonl, csv or table", "jsonl");
+  AddStorageFlags(flags);
   return RunWithFlags(flags, args, CatMain);
 }
 

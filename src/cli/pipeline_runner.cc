@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "cli/file_systems.h"
 #include "cli/progress_bar.h"
 #include "fs/fault_injection_file_system.h"
-#include "fs/local_file_system.h"
 #include "kafka/options.h"
 #include "stream/streaming_query.h"
 
@@ -23,18 +23,20 @@ std::atomic<bool> g_stop{false};
 
 void OnSignal(int) { g_stop.store(true); }
 
-// The file system flows use. Test hook: WEIR_TEST_FAIL_NTH_FS_CALL=N makes the N-th file-system
-// call of this process fail with EIO (the crash tests walk N over every step of a batch).
-fs::FileSystem* FlowFileSystem() {
+// The file system flows use: the one of the lakehouse root (local or Azure, cli/file_systems.h).
+// Test hook: WEIR_TEST_FAIL_NTH_FS_CALL=N makes the N-th file-system call of this process fail
+// with EIO (the crash tests walk N over every step of a batch).
+Result<fs::FileSystem*> FlowFileSystem(const std::string& lakehouse_root) {
+  WEIR_ASSIGN_OR_RETURN(fs::FileSystem * base, FileSystemFor(lakehouse_root));
   const char* nth = std::getenv("WEIR_TEST_FAIL_NTH_FS_CALL");
-  if (nth == nullptr || *nth == '\0') return fs::LocalFileSystem::Default();
-  static fs::FaultInjectionFileSystem faulty(fs::LocalFileSystem::Default());
+  if (nth == nullptr || *nth == '\0') return base;
+  static fs::FaultInjectionFileSystem faulty(base);
   static bool armed = [&] {
     faulty.FailNthCallOfAnyKind(std::atoll(nth));
     return true;
   }();
   (void)armed;
-  return &faulty;
+  return static_cast<fs::FileSystem*>(&faulty);
 }
 
 // Adds a batch's counts to a flow's totals.
@@ -119,6 +121,7 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
   // A backfill progress bar when stderr is a terminal and the run ends by itself.
   ProgressBar bar(run_options.trigger.kind == stream::Trigger::Kind::kAvailableNow &&
                   isatty(2) != 0);
+  WEIR_ASSIGN_OR_RETURN(fs::FileSystem * flow_fs, FlowFileSystem(run_options.lakehouse.root));
   for (size_t t = 0; t < pipeline.tables.size(); ++t) {
     const auto& table = pipeline.tables[t];
     WEIR_ASSIGN_OR_RETURN(stream::FlowSpec spec,
@@ -145,7 +148,7 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
       }
     };
     auto query =
-        stream::StreamingQuery::Open(FlowFileSystem(), std::move(spec), std::move(options));
+        stream::StreamingQuery::Open(flow_fs, std::move(spec), std::move(options));
     if (!query.ok()) return query.status().WithContext(table.name.ToString());
     queries.push_back(std::move(*query));
   }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "cli/file_systems.h"
 #include "cli/flags.h"
 #include "cli/pipeline_runner.h"
 
@@ -29,7 +30,7 @@ int RunMain(const Flags& flags) {
   for (const auto& kv : flags.GetAll("set")) {
     size_t eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) {
-      return Fail(Status::InvalidArgument("--set expects name=value, got '" + kv + "'"));
+      return Fail(Status::InvalidArgument("--set expects name=value, got a value without '='"));
     }
     vars[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
@@ -45,7 +46,12 @@ int RunMain(const Flags& flags) {
   auto trigger = stream::Trigger::Parse(flags.Get("trigger"));
   if (!trigger.ok()) return Fail(trigger.status());
   options.trigger = *trigger;
+  // Storage credentials: the pipeline's SET values (hadoop-azure keys), --set, --secrets, env.
+  if (Status st = ConfigureStorageFromFlags(flags, pipeline->settings); !st.ok()) return Fail(st);
   options.lakehouse.root = flags.Get("lakehouse");
+  while (options.lakehouse.root.size() > 1 && options.lakehouse.root.back() == '/') {
+    options.lakehouse.root.pop_back();
+  }
   if (flags.Has("progress-log")) {
     options.progress_log = std::fopen(flags.Get("progress-log").c_str(), "a");
     if (options.progress_log == nullptr) {
@@ -68,7 +74,7 @@ int RunMain(const Flags& flags) {
 }
 
 int RunRun(const std::vector<std::string>& args) {
-  Flags flags("weir run PIPELINE.sql [--lakehouse DIR] [--trigger availableNow|once|processingTime=10s]\n"
+  Flags flags("weir run PIPELINE.sql [--lakehouse DIR|URL] [--trigger availableNow|once|processingTime=10s]\n"
               "                [--set name=value ...] [--progress-log FILE] [--secrets FILE]\n"
               "                [--metrics-port P [--metrics-bind ADDR] [--behind-window D] [--retention D]]",
               "Runs every streaming table of a pipeline file (CREATE OR REFRESH STREAMING TABLE ... AS\n"
@@ -81,14 +87,22 @@ int RunRun(const std::vector<std::string>& args) {
               "exactly its range. ${name} in the file is replaced by --set name=value;\n"
               "secret('scope','key') reads WEIR_SECRET_<SCOPE>_<KEY> or --secrets. SIGINT / SIGTERM\n"
               "stop after (or abandon) the current batch without a partial commit.\n"
+              "The lakehouse may be an Azure storage URL such as\n"
+              "abfss://container@account.dfs.core.windows.net/path, with credentials given as\n"
+              "hadoop-azure settings (SET or --set), e.g.\n"
+              "fs.azure.account.key.ACCOUNT.dfs.core.windows.net (docs/azure.md).\n"
               "--metrics-port serves Prometheus /metrics, /progress (the latest progress per flow),\n"
               "/health (503 when a flow falls behind for --behind-window, nears --retention, or\n"
               "fails) and a live dashboard at /; `weir status URL` prints it (docs/operations.md).");
   flags.Positional("PIPELINE.sql", 1, 1);
-  flags.Value("lakehouse", "DIR", "where tables and checkpoints live", "./lakehouse");
+  flags.Value("lakehouse", "DIR|URL",
+              "where tables and checkpoints live: a folder or an Azure storage URL "
+              "(abfss://container@account.dfs.core.windows.net/path; docs/azure.md)",
+              "./lakehouse");
   flags.Value("trigger", "TRIGGER", "availableNow (all data now, then stop), once, or processingTime=INTERVAL",
               "processingTime=0");
-  flags.Repeated("set", "name=value", "a value for ${name} in the pipeline file");
+  flags.Repeated("set", "name=value", "a value for ${name} in the pipeline file, or a setting such as "
+                 "fs.azure.account.key.ACCOUNT.dfs.core.windows.net=secret('scope','key')");
   flags.Value("progress-log", "FILE", "append each batch's StreamingQueryProgress JSON here");
   flags.Value("secrets", "FILE", "JSON {\"scope\": {\"key\": \"value\"}} for secret('scope','key')");
   AddMetricsFlags(flags);

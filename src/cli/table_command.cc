@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/file_systems.h"
 #include "cli/flags.h"
 #include "cli/row_filter.h"
 #include "cli/table_output.h"
@@ -30,6 +31,7 @@ using columnar::Int128;
 using columnar::TypeId;
 using Json = nlohmann::json;
 
+// Input files (--input) are local.
 fs::FileSystem* LocalFs() { return fs::LocalFileSystem::Default(); }
 
 std::vector<std::string> SplitList(const std::string& list) {
@@ -51,12 +53,13 @@ std::string FormatMillis(int64_t ms) { return columnar::FormatTimestampMillis(ms
 
 Result<std::shared_ptr<const delta::Snapshot>> LoadSnapshot(const Flags& flags) {
   const std::string& path = flags.positional()[0];
+  WEIR_ASSIGN_OR_RETURN(fs::FileSystem * table_fs, FileSystemFor(flags, path));
   if (flags.Has("version") && flags.Has("timestamp")) {
     return Status::InvalidArgument("give --version or --timestamp, not both");
   }
   if (flags.Has("version")) {
     WEIR_ASSIGN_OR_RETURN(long long v, flags.GetInt("version"));
-    return delta::Snapshot::Load(LocalFs(), path, v);
+    return delta::Snapshot::Load(table_fs, path, v);
   }
   if (flags.Has("timestamp")) {
     auto micros = columnar::ParseTimestamp(flags.Get("timestamp"));
@@ -64,9 +67,9 @@ Result<std::shared_ptr<const delta::Snapshot>> LoadSnapshot(const Flags& flags) 
       return Status::InvalidArgument("--timestamp must look like 2024-05-01T12:00:00Z, not '" +
                                      flags.Get("timestamp") + "'");
     }
-    return delta::Snapshot::LoadAtTimestamp(LocalFs(), path, *micros / 1000);
+    return delta::Snapshot::LoadAtTimestamp(table_fs, path, *micros / 1000);
   }
-  return delta::Snapshot::Load(LocalFs(), path);
+  return delta::Snapshot::Load(table_fs, path);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -136,7 +139,9 @@ Json MapToJson(const delta::StringMap& m) {
 
 int HistoryMain(const Flags& flags) {
   const std::string& path = flags.positional()[0];
-  auto files = delta::ListLogFiles(LocalFs(), delta::LogDirPath(path));
+  auto table_fs = FileSystemFor(flags, path);
+  if (!table_fs.ok()) return Fail(table_fs.status());
+  auto files = delta::ListLogFiles(*table_fs, delta::LogDirPath(path));
   if (!files.ok()) return Fail(files.status());
   int64_t limit = -1;
   if (flags.Has("limit")) {
@@ -156,7 +161,7 @@ int HistoryMain(const Flags& flags) {
   for (auto it = commits.rbegin(); it != commits.rend(); ++it) {
     if (limit >= 0 && printed >= limit) break;
     const delta::LogFile& f = **it;
-    auto text = fs::ReadFileToString(LocalFs(), f.path);
+    auto text = fs::ReadFileToString(*table_fs, f.path);
     if (!text.ok()) return Fail(text.status());
     auto actions = delta::ParseActions(*text, f.path);
     if (!actions.ok()) return Fail(actions.status());
@@ -270,7 +275,9 @@ int ScanMain(const Flags& flags) {
 // checkpoint
 
 int CheckpointMain(const Flags& flags) {
-  auto table = delta::Table::Open(LocalFs(), flags.positional()[0]);
+  auto table_fs = FileSystemFor(flags, flags.positional()[0]);
+  if (!table_fs.ok()) return Fail(table_fs.status());
+  auto table = delta::Table::Open(*table_fs, flags.positional()[0]);
   if (!table.ok()) return Fail(table.status());
   auto info = (*table)->Checkpoint();
   if (!info.ok()) return Fail(info.status());
@@ -597,7 +604,8 @@ Result<std::unique_ptr<delta::Table>> OpenOrCreate(const Flags& flags, const std
   if (flags.Has("schema")) {
     WEIR_ASSIGN_OR_RETURN(given, columnar::ParseDdlSchema(flags.Get("schema")));
   }
-  auto opened = delta::Table::Open(LocalFs(), path);
+  WEIR_ASSIGN_OR_RETURN(fs::FileSystem * table_fs, FileSystemFor(flags, path));
+  auto opened = delta::Table::Open(table_fs, path);
   if (opened.ok() || !opened.status().IsNotFound() || !flags.Has("create")) {
     if (opened.ok() && flags.Has("property")) {
       return Status::InvalidArgument("--property applies only when --create creates the table; " +
@@ -626,10 +634,10 @@ Result<std::unique_ptr<delta::Table>> OpenOrCreate(const Flags& flags, const std
     }
     properties[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
-  auto created = delta::Table::Create(LocalFs(), path, schema, SplitList(flags.Get("partition-by")),
+  auto created = delta::Table::Create(table_fs, path, schema, SplitList(flags.Get("partition-by")),
                                       properties);
   if (!created.ok() && created.status().IsAlreadyExists()) {
-    return delta::Table::Open(LocalFs(), path);  // another process created it first
+    return delta::Table::Open(table_fs, path);  // another process created it first
   }
   return created;
 }
@@ -738,6 +746,7 @@ int RunDescribe(const std::vector<std::string>& args) {
   flags.Positional("PATH", 1, 1);
   flags.Value("version", "N", "describe version N (time travel)");
   flags.Value("timestamp", "TS", "describe the latest version committed at or before TS (ISO-8601)");
+  AddStorageFlags(flags);
   return RunWithFlags(flags, args, DescribeMain);
 }
 
@@ -748,6 +757,7 @@ int RunHistory(const std::vector<std::string>& args) {
   flags.Positional("PATH", 1, 1);
   flags.Value("limit", "N", "at most N commits");
   flags.Value("format", "FORMAT", "table or jsonl", "table");
+  AddStorageFlags(flags);
   return RunWithFlags(flags, args, HistoryMain);
 }
 
@@ -765,6 +775,7 @@ int RunScan(const std::vector<std::string>& args) {
   flags.Value("format", "FORMAT", "jsonl, csv or table", "jsonl");
   flags.Value("partition-tz-offset", "+HH:MM",
               "writer's session time zone for TIMESTAMP partition values stored without a zone (UTC)");
+  AddStorageFlags(flags);
   return RunWithFlags(flags, args, ScanMain);
 }
 
@@ -773,6 +784,7 @@ int RunCheckpoint(const std::vector<std::string>& args) {
               "Writes a checkpoint of the latest version (and _last_checkpoint), then deletes log\n"
               "files older than delta.logRetentionDuration that are no longer needed.");
   flags.Positional("PATH", 1, 1);
+  AddStorageFlags(flags);
   return RunWithFlags(flags, args, CheckpointMain);
 }
 
@@ -795,6 +807,7 @@ int RunAppend(const std::vector<std::string>& args) {
   flags.Value("partition-by", "c1,c2", "partition columns for --create", "");
   flags.Repeated("property", "k=v", "table property for --create (e.g. delta.appendOnly=true)");
   flags.Repeated("txn", "appId=version", "record txn(appId, version); skip if already committed");
+  AddStorageFlags(flags);
   return RunWithFlags(flags, args, AppendMain);
 }
 

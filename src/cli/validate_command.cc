@@ -11,10 +11,10 @@
 #include <optional>
 
 #include "cli/command.h"
+#include "cli/file_systems.h"
 #include "cli/flags.h"
 #include "cli/partition_scan.h"
 #include "delta/table.h"
-#include "fs/local_file_system.h"
 
 namespace weir::cli {
 namespace {
@@ -114,8 +114,9 @@ int ValidateMain(const Flags& flags) {
     return Fail(Status::InvalidArgument("--format must be text or json, got '" + format + "'"));
   }
   const bool report_mode = flags.GetBool("report") || format == "json";
-  auto* fs = fs::LocalFileSystem::Default();
-  auto table = delta::Table::Open(fs, path);
+  auto fs = FileSystemFor(flags, path);
+  if (!fs.ok()) return Fail(fs.status());
+  auto table = delta::Table::Open(*fs, path);
   if (!table.ok()) return Fail(table.status());
   auto snapshot = (*table)->snapshot();
   auto columns = ResolvePositionColumns(
@@ -202,6 +203,7 @@ int RunValidate(const std::vector<std::string>& args) {
               "only rows where this SQL condition is true, e.g. the runbook's time window");
   flags.Bool("report", "list every gap and duplicate range (text shows at most 20 per partition)");
   flags.Value("format", "FORMAT", "text or json (json implies --report)", "text");
+  AddStorageFlags(flags);
   return RunWithFlags(flags, args, ValidateMain);
 }
 

@@ -13,9 +13,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <vector>
+
+#include "fs/local_file_system.h"
 
 namespace weir::stream {
 
@@ -67,10 +72,12 @@ bool ParseVersionName(std::string_view name, int64_t* version) {
   return true;
 }
 
-Status CopyFile(fs::FileSystem* fs, const std::string& from, const std::string& to) {
-  WEIR_ASSIGN_OR_RETURN(auto in, fs->OpenForRead(from));
+// Copies a file, possibly between file systems (the cache and the remote state folder).
+Status CopyFile(fs::FileSystem* from_fs, const std::string& from, fs::FileSystem* to_fs,
+                const std::string& to) {
+  WEIR_ASSIGN_OR_RETURN(auto in, from_fs->OpenForRead(from));
   WEIR_ASSIGN_OR_RETURN(int64_t size, in->Size());
-  WEIR_ASSIGN_OR_RETURN(auto out, fs->OpenForWrite(to));
+  WEIR_ASSIGN_OR_RETURN(auto out, to_fs->OpenForWrite(to));
   constexpr int64_t kChunk = int64_t{1} << 20;
   std::vector<uint8_t> buffer(static_cast<size_t>(std::min(size, kChunk)));
   for (int64_t offset = 0; offset < size; offset += kChunk) {
@@ -79,7 +86,44 @@ Status CopyFile(fs::FileSystem* fs, const std::string& from, const std::string& 
     WEIR_RETURN_NOT_OK(
         out->Append(std::string_view(reinterpret_cast<const char*>(buffer.data()), n)));
   }
-  return out->Close();  // the working copy is disposable: no sync
+  // The working copy is disposable: no sync. A remote (object store) file is durable once closed;
+  // the version's marker, written after every file, is what makes a version valid.
+  return out->Close();
+}
+
+Status CopyFile(fs::FileSystem* fs, const std::string& from, const std::string& to) {
+  return CopyFile(fs, from, fs, to);
+}
+
+bool IsUrl(std::string_view path) {
+  size_t scheme = path.find("://");
+  return scheme != std::string_view::npos && scheme > 0;
+}
+
+// $TMPDIR/weir-state-cache/<FNV-1a hash of the remote folder>.
+std::string DefaultCacheDir(std::string_view remote_dir) {
+  uint64_t hash = 14695981039346656037ull;
+  for (char c : remote_dir) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(hash));
+  const char* tmp = std::getenv("TMPDIR");
+  std::string base = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+  return fs::JoinPath(fs::JoinPath(base, "weir-state-cache"), hex);
+}
+
+// The files of a version folder (not the marker, temporaries or folders): name → size.
+Result<std::map<std::string, int64_t>> VersionFiles(fs::FileSystem* fs, const std::string& vdir) {
+  WEIR_ASSIGN_OR_RETURN(std::vector<fs::FileInfo> entries, fs->List(vdir));
+  std::map<std::string, int64_t> files;
+  for (const fs::FileInfo& f : entries) {
+    std::string name = fs::BaseName(f.path);
+    if (f.is_dir || name == kMarkerName || fs::IsTempFileName(name)) continue;
+    files[name] = f.size;
+  }
+  return files;
 }
 
 Status DeleteIfExists(fs::FileSystem* fs, const std::string& path, bool dir) {
@@ -194,8 +238,23 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(fs::FileSystem* fs, std::st
     return Status::InvalidArgument("state store must retain at least 1 version, got " +
                                    std::to_string(options.versions_to_retain));
   }
-  std::unique_ptr<StateStore> store(new StateStore(fs, std::move(dir), std::move(options)));
-  WEIR_RETURN_NOT_OK(fs->CreateDirs(store->dir_));
+  std::unique_ptr<StateStore> store;
+  if (!options.local_cache_dir.empty() || IsUrl(dir)) {
+    if (options.cached_versions_to_retain < 1) {
+      return Status::InvalidArgument("state store cache must retain at least 1 version, got " +
+                                     std::to_string(options.cached_versions_to_retain));
+    }
+    std::string cache = options.local_cache_dir.empty() ? DefaultCacheDir(dir)
+                                                        : options.local_cache_dir;
+    store.reset(
+        new StateStore(fs::LocalFileSystem::Default(), std::move(cache), std::move(options)));
+    store->remote_fs_ = fs;
+    store->remote_dir_ = std::move(dir);
+  } else {
+    store.reset(new StateStore(fs, std::move(dir), std::move(options)));
+  }
+  fs::FileSystem* local = store->fs_;
+  WEIR_RETURN_NOT_OK(local->CreateDirs(store->dir_));
   auto lock = std::make_unique<Lock>();
   lock->env = rocksdb::Env::Default();
   std::string lock_path = fs::JoinPath(store->dir_, kLockName);
@@ -241,6 +300,7 @@ Status StateStore::Load(int64_t version) {
     WEIR_RETURN_NOT_OK(OpenWorkingDb(/*create=*/true));
     num_rows_ = 0;
   } else {
+    if (remote_fs_ != nullptr) WEIR_RETURN_NOT_OK(FetchVersion(version));
     std::string vdir = fs::JoinPath(dir_, std::to_string(version));
     WEIR_ASSIGN_OR_RETURN(bool exists, fs_->Exists(vdir));
     if (!exists) {
@@ -494,7 +554,17 @@ Status StateStore::Commit(int64_t new_version) {
   WEIR_RETURN_NOT_OK(WriteVersion(new_version));
   // Retention before taking the new version: if it fails, the caller re-runs the batch from the
   // old version, and the next Commit replaces the new folder (WriteVersion).
-  WEIR_RETURN_NOT_OK(ApplyRetention(new_version));
+  if (remote_fs_ != nullptr) {
+    auto upload_start = std::chrono::steady_clock::now();
+    WEIR_RETURN_NOT_OK(UploadVersion(new_version));
+    WEIR_RETURN_NOT_OK(
+        ApplyRetention(remote_fs_, remote_dir_, new_version, options_.versions_to_retain));
+    counters_.commit_file_sync_ms += ElapsedMs(upload_start);
+    WEIR_RETURN_NOT_OK(
+        ApplyRetention(fs_, dir_, new_version, options_.cached_versions_to_retain));
+  } else {
+    WEIR_RETURN_NOT_OK(ApplyRetention(fs_, dir_, new_version, options_.versions_to_retain));
+  }
   version_ = new_version;
   counters_.commit_time_ms = ElapsedMs(start);
   ResetCounters();
@@ -520,29 +590,93 @@ Status StateStore::WriteVersion(int64_t new_version) {
   WEIR_RETURN_NOT_OK(fs_->PutIfAbsent(fs::JoinPath(tmp, kMarkerName), SerializeMarker(marker)));
   std::string vdir = fs::JoinPath(dir_, name);
   WEIR_ASSIGN_OR_RETURN(bool exists, fs_->Exists(vdir));
-  if (exists) WEIR_RETURN_NOT_OK(DeleteVersion(new_version));  // a re-run batch's earlier attempt
+  if (exists) WEIR_RETURN_NOT_OK(DeleteVersion(fs_, dir_, new_version));  // a re-run's earlier try
   WEIR_RETURN_NOT_OK(fs_->Rename(tmp, vdir));
   WEIR_RETURN_NOT_OK(fs_->SyncDir(dir_));
   counters_.commit_file_sync_ms = ElapsedMs(start);
   return Status::OK();
 }
 
-Status StateStore::DeleteVersion(int64_t version) {
-  std::string vdir = fs::JoinPath(dir_, std::to_string(version));
+Status StateStore::DeleteVersion(fs::FileSystem* fs, const std::string& dir, int64_t version) {
+  std::string vdir = fs::JoinPath(dir, std::to_string(version));
   // The marker goes first: a half-deleted folder then reads as incomplete, never as valid.
-  WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, fs::JoinPath(vdir, kMarkerName), /*dir=*/false));
-  return DeleteIfExists(fs_, vdir, /*dir=*/true);
+  WEIR_RETURN_NOT_OK(DeleteIfExists(fs, fs::JoinPath(vdir, kMarkerName), /*dir=*/false));
+  return DeleteIfExists(fs, vdir, /*dir=*/true);
 }
 
-Status StateStore::ApplyRetention(int64_t new_version) {
-  WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> versions, ListVersions(fs_, dir_));
+Status StateStore::ApplyRetention(fs::FileSystem* fs, const std::string& dir, int64_t new_version,
+                                  int64_t retain) {
+  WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> versions, ListVersions(fs, dir));
   for (int64_t v : versions) {
     // Versions above new_version belong to a run that never committed them in the query log.
-    if (v <= new_version - options_.versions_to_retain || v > new_version) {
-      WEIR_RETURN_NOT_OK(DeleteVersion(v));
+    if (v <= new_version - retain || v > new_version) {
+      WEIR_RETURN_NOT_OK(DeleteVersion(fs, dir, v));
     }
   }
   return Status::OK();
+}
+
+Status StateStore::UploadVersion(int64_t version) {
+  std::string name = std::to_string(version);
+  std::string local = fs::JoinPath(dir_, name);
+  std::string remote = fs::JoinPath(remote_dir_, name);
+  // A re-run batch's earlier upload (complete or not) is replaced, marker first.
+  WEIR_RETURN_NOT_OK(DeleteVersion(remote_fs_, remote_dir_, version));
+  WEIR_RETURN_NOT_OK(remote_fs_->CreateDirs(remote));
+  WEIR_ASSIGN_OR_RETURN(auto files, VersionFiles(fs_, local));
+  for (const auto& [file, size] : files) {
+    (void)size;
+    Status copied = CopyFile(fs_, fs::JoinPath(local, file), remote_fs_, fs::JoinPath(remote, file));
+    if (!copied.ok()) return copied.WithContext("upload state version " + name + " to " + remote);
+  }
+  // The marker last: only a version whose every file is in place is complete.
+  WEIR_ASSIGN_OR_RETURN(std::string marker,
+                        fs::ReadFileToString(fs_, fs::JoinPath(local, kMarkerName)));
+  WEIR_RETURN_NOT_OK(remote_fs_->WriteAtomic(fs::JoinPath(remote, kMarkerName), marker));
+  return remote_fs_->SyncDir(remote);
+}
+
+Status StateStore::FetchVersion(int64_t version) {
+  std::string name = std::to_string(version);
+  std::string remote = fs::JoinPath(remote_dir_, name);
+  std::string remote_marker = fs::JoinPath(remote, kMarkerName);
+  Result<std::string> marker = fs::ReadFileToString(remote_fs_, remote_marker);
+  if (!marker.ok()) {
+    if (!marker.status().IsNotFound()) return marker.status();
+    auto listed = remote_fs_->List(remote);
+    if (listed.ok() && !listed->empty()) {
+      return Status::Corruption("State version " + name + " in " + remote +
+                                " is incomplete (no " + std::string(kMarkerName) +
+                                "). Restore the folder or start the query with a new checkpoint");
+    }
+    return Status::Corruption("State version " + name + " is missing: " + remote +
+                              " does not exist. The checkpoint's state was deleted or damaged; "
+                              "restore it or start the query with a new checkpoint");
+  }
+  WEIR_ASSIGN_OR_RETURN(auto remote_files, VersionFiles(remote_fs_, remote));
+  // The cache holds this version already when its marker and files (names, sizes) match.
+  std::string local = fs::JoinPath(dir_, name);
+  Result<std::string> cached_marker = fs::ReadFileToString(fs_, fs::JoinPath(local, kMarkerName));
+  if (cached_marker.ok() && *cached_marker == *marker) {
+    auto cached_files = VersionFiles(fs_, local);
+    if (cached_files.ok() && *cached_files == remote_files) return Status::OK();
+  }
+  std::string tmp = fs::JoinPath(dir_, std::string(kTempPrefix) + "fetch-" + name);
+  WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, tmp, /*dir=*/true));
+  WEIR_RETURN_NOT_OK(fs_->CreateDirs(tmp));
+  for (const auto& [file, size] : remote_files) {
+    std::string from = fs::JoinPath(remote, file);
+    Status copied = CopyFile(remote_fs_, from, fs_, fs::JoinPath(tmp, file));
+    if (!copied.ok()) return copied.WithContext("download state version " + name);
+    WEIR_ASSIGN_OR_RETURN(fs::FileInfo info, fs_->GetFileInfo(fs::JoinPath(tmp, file)));
+    if (info.size != size) {
+      return Status::IOError("download state version " + name + ": " + from + " changed while " +
+                             "it was read (another query may be using this checkpoint)");
+    }
+  }
+  WEIR_RETURN_NOT_OK(fs_->PutIfAbsent(fs::JoinPath(tmp, kMarkerName), *marker));
+  WEIR_RETURN_NOT_OK(DeleteVersion(fs_, dir_, version));
+  return fs_->Rename(tmp, local);
 }
 
 Status StateStore::Abort() { return Load(version_); }

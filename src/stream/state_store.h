@@ -3,6 +3,9 @@
 // batch V; updates become durable, atomically, only with Commit(V + 1); Abort() or a crash discards
 // them. Keys are ordered bytewise; a second "index" keyspace holds uncounted secondary entries.
 // Not thread-safe: one thread uses a store; one process opens a folder at a time (LOCK).
+// Remote state (the checkpoint on object storage, e.g. an Azure URL): RocksDB works in a local
+// cache folder, and each committed version is uploaded to <dir>/<version>/ with the marker last;
+// Open(V) downloads version V unless the cache already holds exactly it.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +44,13 @@ struct StateStoreOptions {
   // What the operator stores (key and value layout), recorded with every version. Opening a version
   // recorded with a different schema fails with InvalidArgument.
   std::string schema;
+  // The state is remote when the store's `dir` is a URL ("scheme://...") or this is set: RocksDB
+  // then works in this local folder (empty: $TMPDIR/weir-state-cache/<hash of dir>), and the
+  // store's `fs` only receives the committed versions' files.
+  std::string local_cache_dir;
+  // Versions kept in the local cache folder of a remote store (the remote keeps
+  // versions_to_retain).
+  int64_t cached_versions_to_retain = 2;
 };
 
 // What the store did since it was opened or last committed/aborted, and its size now.
@@ -89,7 +99,8 @@ class StateStore {
 
   // Opens the store in `dir` (created if absent) at `version`: the state committed by batch
   // `version`, or empty for -1. `fs` is used for every file operation outside RocksDB and must be
-  // the local file system (RocksDB needs a local folder); it must outlive the store.
+  // the local file system (RocksDB needs a local folder) unless the state is remote (see
+  // StateStoreOptions::local_cache_dir); it must outlive the store.
   // Errors: Corruption naming the folder when the version is missing or damaged; InvalidArgument
   // for a version < -1 or a different schema; IOError (e.g. the folder is locked by another store).
   static Result<std::unique_ptr<StateStore>> Open(fs::FileSystem* fs, std::string dir,
@@ -98,7 +109,10 @@ class StateStore {
   StateStore(const StateStore&) = delete;
   StateStore& operator=(const StateStore&) = delete;
 
-  const std::string& dir() const { return dir_; }
+  // The folder given to Open (the remote one for a remote store).
+  const std::string& dir() const { return remote_fs_ != nullptr ? remote_dir_ : dir_; }
+  // Where RocksDB works: dir(), or the local cache folder of a remote store.
+  const std::string& local_dir() const { return dir_; }
   // The version loaded or last committed (-1: none yet).
   int64_t version() const { return version_; }
 
@@ -139,8 +153,13 @@ class StateStore {
   Status OpenWorkingDb(bool create);
   void CloseDb();
   Status WriteVersion(int64_t new_version);
-  Status ApplyRetention(int64_t new_version);
-  Status DeleteVersion(int64_t version);
+  Status ApplyRetention(fs::FileSystem* fs, const std::string& dir, int64_t new_version,
+                        int64_t retain);
+  static Status DeleteVersion(fs::FileSystem* fs, const std::string& dir, int64_t version);
+  // Remote stores: makes the cache's version folder a copy of the remote one (Corruption if the
+  // remote version is missing or incomplete), and uploads a committed local version.
+  Status FetchVersion(int64_t version);
+  Status UploadVersion(int64_t version);
   void ResetCounters();
   // Updates collect in pending_ first (written to RocksDB at once, see options.pending_bytes);
   // lookups check it first.
@@ -148,8 +167,11 @@ class StateStore {
   Status ApplyPending();
   Status IngestSorted(const std::vector<const UpdateBuffer::Update*>& sorted);
 
-  fs::FileSystem* fs_;
-  std::string dir_;
+  fs::FileSystem* fs_;  // the local file system of dir_
+  std::string dir_;     // RocksDB's folder (the local cache folder of a remote store)
+  // Remote stores only: where committed versions are kept.
+  fs::FileSystem* remote_fs_ = nullptr;
+  std::string remote_dir_;
   StateStoreOptions options_;
   int64_t version_ = -1;
   int64_t num_rows_ = 0;
