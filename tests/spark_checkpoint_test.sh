@@ -34,6 +34,11 @@ setup_lake() {  # setup_lake DIR: the fixture as the flow's checkpoint (the corp
   mkdir -p "$1/_checkpoints"
   cp -r "$fixture" "$1/_checkpoints/main.default.spark_resume"
   chmod -R u+w "$1"
+  # The Delta table the Spark query wrote (batch 0's rows are not part of the fixture): a flow
+  # whose checkpoint records commits refuses to recreate a missing table.
+  : > "$work/empty.jsonl"
+  "$WEIR" table append "$1/main/default/spark_resume" --input "$work/empty.jsonl" --create \
+    --schema 'value STRING, partition INT, offset BIGINT' > /dev/null
 }
 run_flow() {  # run_flow LAKE MAX
   "$WEIR" run "$work/flow.sql" --lakehouse "$1" --trigger availableNow --set bootstrap="$BOOTSTRAP" \
@@ -129,4 +134,13 @@ check "re-running Spark's uncommitted batch 0 succeeds" run_flow "$lake2" 1000
 check "it says batch 0 is re-run over its logged range" grep -q "re-running batch 0" "$work/run.log"
 check "batch 0 holds offsets 0-2 and the next batch the rest: 0-6 exactly once" \
   diff <(rows "$lake2/main/default/spark_resume") <(expected_rows 0 6)
+# The Spark checkpoint without the table it wrote: refused, nothing created.
+bare=$work/bare
+mkdir -p "$bare/_checkpoints"
+cp -r "$fixture" "$bare/_checkpoints/main.default.spark_resume"
+chmod -R u+w "$bare"
+run_flow "$bare" 5
+check "without its table the checkpoint is refused (Corruption), no table is created" \
+  bash -c "grep -q 'Corruption.*is missing' '$work/run.log' && [ ! -e '$bare/main/default/spark_resume/_delta_log' ]"
+
 finish
