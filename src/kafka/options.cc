@@ -43,7 +43,7 @@ const std::vector<std::string>& KnownOptionNames() {
       "includeHeaders", "groupIdPrefix", "kafkaConsumer.pollTimeoutMs", "fetchOffset.numRetries",
       "fetchOffset.retryIntervalMs", "bootstrapServers", "eventhubs.connectionString",
       "eventhubs.tenantId", "eventhubs.clientId", "eventhubs.clientSecret",
-      "eventhubs.namespace"};
+      "eventhubs.namespace", "weir.commitOffsetsToGroup"};
   return names;
 }
 
@@ -766,6 +766,19 @@ Result<KafkaSourceOptions> KafkaSourceOptions::Parse(
   if (auto it = params.find("groupidprefix"); it != params.end()) out.group_id_prefix = it->second;
   if (kind == QueryKind::kBatch && !params.count("groupidprefix")) {
     out.group_id_prefix = "spark-kafka-relation";
+  }
+  if (auto it = params.find("weir.commitoffsetstogroup"); it != params.end()) {
+    std::string group = Trim(it->second);
+    if (group.empty()) {
+      return Status::InvalidArgument(
+          "weir.commitOffsetsToGroup needs a consumer group id (the group lag monitors watch)");
+    }
+    if (kind == QueryKind::kBatch) {
+      return Status::InvalidArgument(
+          "weir.commitOffsetsToGroup is only valid in streaming queries (a batch read has no "
+          "committed batches)");
+    }
+    out.commit_offsets_to_group = std::move(group);
   }
   if (auto it = params.find("kafkaconsumer.polltimeoutms"); it != params.end()) {
     WEIR_ASSIGN_OR_RETURN(out.poll_timeout_ms, ParseLong("kafkaConsumer.pollTimeoutMs", it->second));

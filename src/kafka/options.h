@@ -101,6 +101,9 @@ struct KafkaSourceOptions {
   int64_t fetch_offset_retry_interval_ms = 1000;
   std::optional<OAuthClientCredentials> oauth;  // Entra ID / OAUTHBEARER client credentials
   bool event_hubs = false;                      // bootstrap host is *.servicebus.windows.net
+  // weir.commitOffsetsToGroup: after each committed batch its end offsets are also committed to
+  // this consumer group (best effort, for external lag monitors; never read back).
+  std::optional<std::string> commit_offsets_to_group;
 
   // librdkafka properties in the order they must be applied (defaults first, user's last).
   std::vector<std::pair<std::string, std::string>> client_config;

@@ -27,6 +27,13 @@ Result<std::unique_ptr<KafkaFlowSource>> KafkaFlowSource::Open(
   std::unique_ptr<KafkaFlowSource> source(
       new KafkaFlowSource(std::move(options), std::move(flow), std::move(log)));
   WEIR_ASSIGN_OR_RETURN(source->source_, kafka::KafkaSource::Open(source->options_));
+  if (source->options_.commit_offsets_to_group) {
+    KafkaFlowSource* self = source.get();  // outlives the committer (its last member)
+    auto warn = [self](const std::string& w) { self->Log("WARN " + w); };
+    WEIR_ASSIGN_OR_RETURN(source->group_offsets_,
+                          kafka::GroupOffsetCommitter::Open(
+                              source->options_, *source->options_.commit_offsets_to_group, warn));
+  }
   return source;
 }
 
@@ -82,7 +89,8 @@ Status KafkaFlowSource::StartFresh(Checkpoint& checkpoint, const delta::Snapshot
     ReportWarnings(reporter);
   }
   Status st = checkpoint.WriteInitialOffsets(0, kafka::PartitionOffsetsToJson(start_));
-  if (st.IsAlreadyExists()) return Status::OK();
+  if (st.IsAlreadyExists()) st = Status::OK();
+  if (st.ok()) CommitGroupOffsets();
   return st;
 }
 
@@ -90,6 +98,7 @@ Status KafkaFlowSource::Restore(const std::optional<std::string>& end_json,
                                 Checkpoint& checkpoint) {
   if (end_json) {
     WEIR_ASSIGN_OR_RETURN(start_, Parse(*end_json));
+    CommitGroupOffsets();  // a previous run may have stopped before its last commit
     return Status::OK();
   }
   WEIR_ASSIGN_OR_RETURN(auto json, checkpoint.ReadInitialOffsets(0));
@@ -116,6 +125,7 @@ Status KafkaFlowSource::LookUpNewPartitions(const kafka::PartitionOffsets& end) 
 
 Result<std::optional<std::string>> KafkaFlowSource::PlanNext(const Trigger& trigger,
                                                              int64_t trigger_start_ms) {
+  if (group_offsets_) group_offsets_->Poll();  // held-back commits that became due
   const kafka::ReadLimits limits = trigger.kind == Trigger::Kind::kOnce
                                        ? kafka::ReadLimits{.all_available = true}
                                        : kafka::ReadLimits::FromOptions(options_);
@@ -224,7 +234,13 @@ void KafkaFlowSource::Report(const std::string& end_json, SourceProgress* progre
 Status KafkaFlowSource::Advance(const std::string& end_json) {
   WEIR_ASSIGN_OR_RETURN(start_, Parse(end_json));
   ranges_.clear();
+  CommitGroupOffsets();
   return Status::OK();
+}
+
+// Best effort: failures are logged warnings (the checkpoint and the table are the truth).
+void KafkaFlowSource::CommitGroupOffsets() {
+  if (group_offsets_) group_offsets_->Commit(start_);
 }
 
 std::string KafkaFlowSource::StartJson() const { return kafka::PartitionOffsetsToJson(start_); }

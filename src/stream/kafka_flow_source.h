@@ -2,7 +2,9 @@
 // KafkaMicroBatchStream plans it (kafka/planner.h): rate limits, availableNow cap, new and
 // deleted partitions, data-loss checks. With the batch it commits one txn per partition,
 // appId "weir:<flow>:<topic>:<partition>" with the next offset, so a flow whose checkpoint was
-// lost resumes every partition from its table.
+// lost resumes every partition from its table. With weir.commitOffsetsToGroup it also commits
+// each committed batch's end offsets to that consumer group for external lag monitors (best
+// effort, rate limited; kafka/group_offsets.h).
 #pragma once
 
 #include <functional>
@@ -10,6 +12,7 @@
 #include <string>
 
 #include "kafka/consumer.h"
+#include "kafka/group_offsets.h"
 #include "kafka/options.h"
 #include "kafka/planner.h"
 #include "stream/flow_source.h"
@@ -48,6 +51,8 @@ class KafkaFlowSource : public FlowSource {
   Result<kafka::PartitionOffsets> Parse(const std::string& json) const;
   // Earliest offsets of the partitions in `end` that are not in start_ (new in the batch).
   Status LookUpNewPartitions(const kafka::PartitionOffsets& end);
+  // Commits start_ to the weir.commitOffsetsToGroup group (if set; rate limited, best effort).
+  void CommitGroupOffsets();
 
   kafka::KafkaSourceOptions options_;
   std::string flow_;
@@ -64,6 +69,8 @@ class KafkaFlowSource : public FlowSource {
   std::shared_ptr<kafka::RangeReader> reader_;
   int64_t skipped_offsets_ = 0;
   double avg_record_bytes_ = 0;
+  // weir.commitOffsetsToGroup; last, so it flushes while the rest is alive.
+  std::unique_ptr<kafka::GroupOffsetCommitter> group_offsets_;
 };
 
 }  // namespace weir::stream
