@@ -9,7 +9,7 @@ CMAKE_FLAGS ?=
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: all deps build demo test unit-test sanitize-build asan-test integration-test fuzz bench bench-e2e clean
+.PHONY: all deps build demo test unit-test sanitize-build asan-test integration-test fuzz bench bench-e2e soak clean
 
 all: build
 
@@ -63,6 +63,11 @@ bench: deps
 # The end-to-end benchmark (README "Performance"): ~15 minutes on an idle 2-core machine.
 bench-e2e: deps build
 	bench/e2e --weir $(BUILD)/weir --out $(BUILD)/bench-results/e2e
+
+# 30 minutes of steady bronze + silver ingestion with SIGKILLs and broker faults (tests/soak.sh;
+# SOAK_MINUTES, SOAK_KILL_EVERY, SOAK_FAULT_EVERY to change): no gap, no duplicate, flat RSS.
+soak: deps build
+	tests/soak.sh $(BUILD)/weir
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD)
