@@ -319,6 +319,7 @@ Result<std::optional<columnar::Batch>> TableScan::Next() {
 
 Result<columnar::Batch> TableScan::ReadFile(const AddFile& add) const {
   WEIR_ASSIGN_OR_RETURN(auto reader, OpenFile(add));
+  if (reader->num_row_groups() == 1) return ReadRowGroup(*reader, add, 0);  // no copy
   columnar::Batch all;
   all.schema = schema_;
   for (const auto& f : schema_.fields) all.columns.emplace_back(f.type);
