@@ -1,6 +1,5 @@
 #include "columnar/text_format.h"
 
-#include <cstring>
 
 #include <cmath>
 #include <cstdio>
@@ -416,24 +415,6 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
   static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
   if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
   return len;
-}
-
-bool IsValidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    // ASCII runs eight bytes at a time.
-    while (i + 8 <= s.size()) {
-      uint64_t word;
-      std::memcpy(&word, s.data() + i, 8);
-      if ((word & 0x8080808080808080ull) != 0) break;
-      i += 8;
-    }
-    if (i >= s.size()) break;
-    size_t len = Utf8SequenceLength(s, i);
-    if (len == 0) return false;
-    i += len;
-  }
-  return true;
 }
 
 void AppendValidUtf8(std::string_view s, std::string* out) {

@@ -5,6 +5,13 @@
 namespace weir::columnar {
 namespace {
 
+// Valid UTF-8 comes through AppendValidUtf8 unchanged.
+bool IsValidUtf8(std::string_view s) {
+  std::string out;
+  AppendValidUtf8(s, &out);
+  return out == s;
+}
+
 TEST(Utf8Test, ValidSequencesPassAndEachBadByteBecomesOneReplacement) {
   EXPECT_TRUE(IsValidUtf8(""));
   EXPECT_TRUE(IsValidUtf8("plain ascii, longer than eight bytes"));
