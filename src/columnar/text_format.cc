@@ -1,6 +1,5 @@
 #include "columnar/text_format.h"
 
-
 #include <cmath>
 #include <cstdio>
 

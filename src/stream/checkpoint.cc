@@ -1,7 +1,9 @@
 #include "stream/checkpoint.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -75,7 +77,13 @@ int64_t IntField(const nlohmann::json& j, const char* key) {
   if (!j.is_object() || !j.contains(key)) return 0;
   const auto& v = j[key];
   if (v.is_number_integer()) return v.get<int64_t>();
-  if (v.is_number()) return static_cast<int64_t>(v.get<double>());
+  if (v.is_number()) {  // saturating, as Scala's Double.toLong
+    double d = v.get<double>();
+    if (std::isnan(d)) return 0;
+    if (d >= 9.2233720368547758e18) return std::numeric_limits<int64_t>::max();
+    if (d <= -9.2233720368547758e18) return std::numeric_limits<int64_t>::min();
+    return static_cast<int64_t>(d);
+  }
   return 0;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <filesystem>
 
 #include "base/testing.h"
@@ -112,6 +113,17 @@ TEST_F(CheckpointTest, OffsetsFormatMatchesSpark) {
   EXPECT_EQ(Checkpoint::SerializeCommit({42}), "v1\n{\"nextBatchWatermarkMs\":42}");
   ASSERT_OK_AND_ASSIGN(CommitMetadata c, Checkpoint::ParseCommit("v1\n{}", "x"));
   EXPECT_EQ(c.next_batch_watermark_ms, 0);
+}
+
+// Numbers written as floating point read as longs, saturating (Scala's Double.toLong) instead of
+// overflowing (found by fuzz/checkpoint_fuzz.cc under UBSan).
+TEST_F(CheckpointTest, FloatingPointTimesSaturate) {
+  ASSERT_OK_AND_ASSIGN(OffsetSeq o, Checkpoint::ParseOffsets(
+      "v1\n{\"batchTimestampMs\":1.8e67,\"batchWatermarkMs\":-3e30}\n-", "x"));
+  EXPECT_EQ(o.batch_timestamp_ms, std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(o.batch_watermark_ms, std::numeric_limits<int64_t>::min());
+  ASSERT_OK_AND_ASSIGN(o, Checkpoint::ParseOffsets("v1\n{\"batchWatermarkMs\":12.9}\n-", "x"));
+  EXPECT_EQ(o.batch_watermark_ms, 12);
 }
 
 TEST_F(CheckpointTest, CorruptFilesAreReportedNotRepaired) {
