@@ -7,7 +7,7 @@
 # end production stops, an availableNow run catches up, and: bronze has every produced record
 # exactly once (`weir validate` + the topic's high watermarks + the producers' manifests), silver
 # has each valid event_id once, quarantine each malformed record once, and the max RSS of the
-# last third of the run is within 20% of the first third's. Prints a summary table; exits
+# last third of the run is within 20% of the middle third's. Prints a summary table; exits
 # non-zero on any failure. Not part of `make test` (it runs for half an hour by default).
 # Usage: tests/soak.sh [WEIR]   (or WEIR=... env); knobs: SOAK_MINUTES (30), SOAK_KILL_EVERY
 # (60), SOAK_FAULT_EVERY (180), SOAK_RATE (2000), SOAK_CHUNK_SECONDS (15), SOAK_RSS_EVERY (2),
@@ -230,26 +230,32 @@ want_silver=$(pj valid_distinct)
 want_quarantine=$(pj malformed)
 check "silver has each valid event_id once ($silver_rows rows, $silver_distinct distinct, want $want_silver)" \
   test "$silver_rows" -eq "$want_silver" -a "$silver_distinct" -eq "$want_silver"
-check "quarantine has each malformed record once ($quarantine_rows rows, $quarantine_distinct distinct, want $want_quarantine)" \
-  test "$quarantine_rows" -eq "$want_quarantine" -a "$quarantine_distinct" -eq "$want_quarantine"
+# The mock broker's retry duplicates (in_topic - produced extra records) may include malformed
+# ones: each is its own topic record, quarantined once like any other.
+extra_records=$((in_topic - produced))
+check "quarantine has each malformed record once ($quarantine_rows rows, $quarantine_distinct distinct, want $want_quarantine + at most $extra_records broker duplicates)" \
+  test "$quarantine_rows" -eq "$quarantine_distinct" -a "$quarantine_distinct" -ge "$want_quarantine" \
+  -a "$quarantine_distinct" -le $((want_quarantine + extra_records))
 
-# RSS: the max of the last third of the run against the max of the first third.
+# RSS: the max of the last third of the run against the max of the middle third. The dedup state
+# (and its in-memory fingerprints) grows until event time passes the 30-minute watermark delay —
+# 15 minutes at 2,000 events/s — so only a run of 30 minutes or more compares steady states.
 read -r rss_first rss_last rss_samples <<< "$(python3 - "$work/rss.tsv" "$((end - t0))" <<'PY'
 import sys
 rows = [tuple(map(int, l.split())) for l in open(sys.argv[1]) if l.strip()]
 span = int(sys.argv[2])
-first = [r for t, r, _ in rows if t < span / 3]
+first = [r for t, r, _ in rows if span / 3 <= t < 2 * span / 3]
 last = [r for t, r, _ in rows if t >= 2 * span / 3]
 print(max(first, default=0), max(last, default=0), len(rows))
 PY
 )"
 check "RSS samples in both thirds" test "$rss_first" -gt 0 -a "$rss_last" -gt 0
-check "RSS: last third's max ($rss_last KiB) <= first third's ($rss_first KiB) + ${rss_growth_pct}%" \
+check "RSS: last third's max ($rss_last KiB) <= middle third's ($rss_first KiB) + ${rss_growth_pct}%" \
   test $((rss_last * 100)) -le $((rss_first * (100 + rss_growth_pct)))
 [ -s "$work/failures" ] && { fail_count=$((fail_count + 1)); sed 's/^/FAIL: /' "$work/failures"; }
 
 echo
-echo "| minutes | events produced | in topic | in bronze | silver rows | quarantined | kills | faults | weir self-exits | lost | duplicated | RSS max first third | RSS max last third | catch-up |"
+echo "| minutes | events produced | in topic | in bronze | silver rows | quarantined | kills | faults | weir self-exits | lost | duplicated | RSS max middle third | RSS max last third | catch-up |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 echo "| $elapsed_minutes | $produced | $in_topic | $bronze_rows | $silver_rows | $quarantine_rows | $kills | $faults | $self_exits | $lost | $duplicated | $((rss_first / 1024)) MiB | $((rss_last / 1024)) MiB | ${catchup_seconds}s |"
 echo "($rss_samples RSS samples, $weir_runs continuous runs; faults injected in turn: $(printf '%s; ' "${fault_names[@]:0:$((faults < ${#fault_names[@]} ? faults : ${#fault_names[@]}))}"))"

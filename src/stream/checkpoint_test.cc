@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <limits>
 #include <filesystem>
+#include <limits>
 
 #include "base/testing.h"
 #include "fs/local_file_system.h"
