@@ -16,6 +16,7 @@
 #include <regex>
 #pragma GCC diagnostic pop
 
+#include "kafka/client_conf.h"
 #include "kafka/oauth.h"
 #include "kafka/rdkafka_errors.h"
 
@@ -208,36 +209,15 @@ Status KafkaSource::Init() {
   }
   group_id_ = options_.MakeGroupId();
 
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  char errstr[512];
-  auto set = [&](const std::string& name, const std::string& value) -> Status {
-    if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), errstr, sizeof(errstr)) !=
-        RD_KAFKA_CONF_OK) {
-      return redactor.Scrub(Status::InvalidArgument("Kafka client property '" + name +
-                                                    "' rejected: " + errstr));
-    }
-    return Status::OK();
-  };
-  Status st;
-  for (const auto& [name, value] : options_.client_config) {
-    st = set(name, value);
-    if (!st.ok()) break;
-  }
-  // Offsets are weir's business: nothing is committed, nothing reset behind its back, and the
-  // end of a partition is reported so reads of compacted/transactional tails finish.
-  if (st.ok()) st = set("group.id", group_id_);
-  if (st.ok()) st = set("enable.auto.commit", "false");
-  if (st.ok()) st = set("enable.auto.offset.store", "false");
-  if (st.ok()) st = set("auto.offset.reset", "error");
-  if (st.ok()) st = set("enable.partition.eof", "true");
-  if (st.ok() && !options_.ClientConfig("client.id")) st = set("client.id", "weir");
-  // A fetch waiting for data at a range's end delays the next batch's first fetch: keep the
-  // broker-side wait short unless the user chose one.
-  if (st.ok() && !options_.ClientConfig("fetch.wait.max.ms")) st = set("fetch.wait.max.ms", "100");
-  if (!st.ok()) {
-    rd_kafka_conf_destroy(conf);
-    return st;
-  }
+  // Offsets are weir's business: nothing is reset behind its back, and the end of a partition is
+  // reported so reads of compacted/transactional tails finish. A fetch waiting for data at a
+  // range's end delays the next batch's first fetch: keep the broker-side wait short unless the
+  // user chose one.
+  WEIR_ASSIGN_OR_RETURN(
+      rd_kafka_conf_t * conf,
+      NewClientConf(options_, group_id_,
+                    {{"auto.offset.reset", "error"}, {"enable.partition.eof", "true"}},
+                    {{"client.id", "weir"}, {"fetch.wait.max.ms", "100"}}));
   rd_kafka_conf_set_opaque(conf, this);
   rd_kafka_conf_set_log_cb(conf, &KafkaSource::LogCallback);
   rd_kafka_conf_set_error_cb(conf, &KafkaSource::ErrorCallback);
@@ -245,6 +225,7 @@ Status KafkaSource::Init() {
     rd_kafka_conf_set_oauthbearer_token_refresh_cb(conf, &KafkaSource::TokenRefreshCallback);
     rd_kafka_conf_enable_sasl_queue(conf, 1);
   }
+  char errstr[512];
   rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof(errstr));
   if (rk_ == nullptr) {
     rd_kafka_conf_destroy(conf);

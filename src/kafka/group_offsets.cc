@@ -6,6 +6,7 @@
 #include <chrono>
 #include <thread>
 
+#include "kafka/client_conf.h"
 #include "kafka/oauth.h"
 
 namespace weir::kafka {
@@ -91,31 +92,10 @@ Status GroupOffsetCommitter::Init(const KafkaSourceOptions& options) {
     config_.token_source = std::make_shared<ClientCredentialsTokenSource>(
         *options.oauth, options.redactor, std::move(poster));
   }
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  char errstr[512];
-  auto set = [&](const std::string& name, const std::string& value) -> Status {
-    if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), errstr, sizeof(errstr)) !=
-        RD_KAFKA_CONF_OK) {
-      return redactor_.Scrub(Status::InvalidArgument(
-          "Kafka client property '" + name + "' rejected for the offsets committer: " + errstr));
-    }
-    return Status::OK();
-  };
-  // The source's connection settings (bootstrap, TLS, SASL), then the group: explicit commits
+  // The source's connection settings (bootstrap, TLS, SASL) and the group: explicit commits
   // only, never a subscription.
-  Status st;
-  for (const auto& [name, value] : options.client_config) {
-    st = set(name, value);
-    if (!st.ok()) break;
-  }
-  if (st.ok()) st = set("group.id", group_id_);
-  if (st.ok()) st = set("enable.auto.commit", "false");
-  if (st.ok()) st = set("enable.auto.offset.store", "false");
-  if (st.ok() && !options.ClientConfig("client.id")) st = set("client.id", "weir-offsets");
-  if (!st.ok()) {
-    rd_kafka_conf_destroy(conf);
-    return st;
-  }
+  WEIR_ASSIGN_OR_RETURN(rd_kafka_conf_t * conf,
+                        NewClientConf(options, group_id_, {}, {{"client.id", "weir-offsets"}}));
   rd_kafka_conf_set_opaque(conf, this);
   rd_kafka_conf_set_log_cb(conf, &IgnoreLog);  // failures arrive as commit results
   rd_kafka_conf_set_error_cb(conf, &GroupOffsetCommitter::ErrorCallback);
@@ -124,6 +104,7 @@ Status GroupOffsetCommitter::Init(const KafkaSourceOptions& options) {
                                                    &GroupOffsetCommitter::TokenRefreshCallback);
     rd_kafka_conf_enable_sasl_queue(conf, 1);
   }
+  char errstr[512];
   rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof(errstr));
   if (rk_ == nullptr) {
     rd_kafka_conf_destroy(conf);
