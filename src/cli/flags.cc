@@ -147,6 +147,21 @@ int RunWithFlags(Flags& flags, const std::vector<std::string>& args, int (*body)
   return body(flags);
 }
 
+std::vector<std::string> SplitList(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    std::string item = list.substr(start, comma - start);
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (!item.empty()) out.push_back(item);
+    start = comma + 1;
+  }
+  return out;
+}
+
 int Fail(const Status& status) {
   std::fprintf(stderr, "weir: %s\n", status.ToString().c_str());
   return 2;

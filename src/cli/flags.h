@@ -63,6 +63,10 @@ class Flags {
 // each handles --help and errors the same way.
 int RunWithFlags(Flags& flags, const std::vector<std::string>& args, int (*body)(const Flags&));
 
+// "a, b,,c" -> {"a", "b", "c"}: a comma-separated flag value, items trimmed of spaces, empty ones
+// dropped.
+std::vector<std::string> SplitList(const std::string& list);
+
 // Prints "weir: <status>" to stderr and returns 2. For failed operations.
 int Fail(const Status& status);
 

@@ -29,21 +29,6 @@ using Json = nlohmann::json;
 
 fs::FileSystem* LocalFs() { return fs::LocalFileSystem::Default(); }
 
-std::vector<std::string> SplitList(const std::string& list) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t comma = list.find(',', start);
-    if (comma == std::string::npos) comma = list.size();
-    std::string item = list.substr(start, comma - start);
-    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
-    while (!item.empty() && item.back() == ' ') item.pop_back();
-    if (!item.empty()) out.push_back(item);
-    start = comma + 1;
-  }
-  return out;
-}
-
 // Appends one JSON value of a primitive column (numbers and strings in the text forms of
 // partition values: decimals as numbers or strings, dates and timestamps as ISO-8601 strings).
 Status AppendJsonValue(const Json& v, Column* c, const std::string& where) {

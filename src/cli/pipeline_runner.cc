@@ -1,5 +1,7 @@
 #include "cli/pipeline_runner.h"
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <atomic>
@@ -113,21 +115,39 @@ Result<std::unique_ptr<ops::MetricsEndpoint>> StartMetricsEndpoint(const Flags& 
 
 Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_options,
                    std::vector<FlowRunSummary>* summaries) {
+  std::vector<const sql::StreamingTableDefinition*> selected;
+  for (const auto& table : pipeline.tables) {
+    const std::string name = table.name.ToString();
+    if (run_options.tables.empty() ||
+        std::find(run_options.tables.begin(), run_options.tables.end(), name) !=
+            run_options.tables.end()) {
+      selected.push_back(&table);
+    }
+  }
+  for (const std::string& name : run_options.tables) {
+    auto defined = std::find_if(selected.begin(), selected.end(),
+                                [&](const auto* t) { return t->name.ToString() == name; });
+    if (defined == selected.end()) {
+      return Status::InvalidArgument("--tables names " + name +
+                                     ", which the pipeline does not define as a streaming table");
+    }
+  }
   std::vector<std::unique_ptr<stream::StreamingQuery>> queries;
   // Per flow, the totals of its progress reports (each flow reports from one thread).
-  auto totals = std::make_unique<FlowRunSummary[]>(pipeline.tables.size());
+  auto totals = std::make_unique<FlowRunSummary[]>(selected.size());
   std::FILE* progress_log = run_options.progress_log;
   std::mutex log_mutex;  // flows of a continuous run report from their own threads
   // A backfill progress bar when stderr is a terminal and the run ends by itself.
   ProgressBar bar(run_options.trigger.kind == stream::Trigger::Kind::kAvailableNow &&
                   isatty(2) != 0);
   WEIR_ASSIGN_OR_RETURN(fs::FileSystem * flow_fs, FlowFileSystem(run_options.lakehouse.root));
-  for (size_t t = 0; t < pipeline.tables.size(); ++t) {
-    const auto& table = pipeline.tables[t];
+  for (size_t t = 0; t < selected.size(); ++t) {
+    const auto& table = *selected[t];
     WEIR_ASSIGN_OR_RETURN(stream::FlowSpec spec,
                           stream::MakeFlow(table, run_options.lakehouse, pipeline.settings));
     stream::QueryOptions options;
     options.trigger = run_options.trigger;
+    options.workers_group = run_options.workers_group;
     options.log = [&bar](const std::string& line) { bar.Print("weir: " + line); };
     options.on_backfill = [&bar](const stream::BackfillStatus& s) {
       bar.Update(s.name, s.done, s.total);
@@ -175,7 +195,7 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
     if (!results[i].ok() && !(results[i].IsCancelled() && g_stop.load())) {
       failure = results[i].ToString();
     }
-    run_options.metrics->MarkFinished(pipeline.tables[i].name.ToString(), std::move(failure));
+    run_options.metrics->MarkFinished(selected[i]->name.ToString(), std::move(failure));
   };
   if (run_options.trigger.kind == stream::Trigger::Kind::kProcessingTime && queries.size() > 1) {
     // Continuous mode: every flow at once, each on its own thread; one failing stops the others.
@@ -206,7 +226,7 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
   Status first_failure;
   for (size_t i = 0; i < queries.size(); ++i) {
     FlowRunSummary summary = totals[i];
-    summary.table = pipeline.tables[i].name.ToString();
+    summary.table = selected[i]->name.ToString();
     summary.batches = queries[i]->batches_run();
     summary.rows_written = queries[i]->rows_written();
     summaries->push_back(std::move(summary));
@@ -216,7 +236,7 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
       continue;
     }
     if (first_failure.ok())
-      first_failure = results[i].WithContext(pipeline.tables[i].name.ToString());
+      first_failure = results[i].WithContext(selected[i]->name.ToString());
   }
   return first_failure;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,10 @@ struct PipelineRunOptions {
   stream::Trigger trigger;
   std::FILE* progress_log = nullptr;  // borrowed; may be null
   ops::MetricsRegistry* metrics = nullptr;  // borrowed; may be null; receives every progress
+  // Only these streaming tables (full names; empty: all).
+  std::vector<std::string> tables;
+  // Worker mode (stream::QueryOptions::workers_group).
+  std::optional<std::string> workers_group;
 };
 
 // Declares --metrics-port, --metrics-bind, --behind-window, --retention and
@@ -43,7 +48,8 @@ void AddMetricsFlags(Flags& flags);
 // it listens on stderr. Health changes are logged on stderr.
 Result<std::unique_ptr<ops::MetricsEndpoint>> StartMetricsEndpoint(const Flags& flags);
 
-// Runs every flow of `pipeline` (availableNow / once: in file order; processingTime: all at once).
+// Runs the flows of `pipeline` (availableNow / once: in file order; processingTime: all at once).
+// InvalidArgument when options.tables names a table the pipeline does not define.
 // Returns the first failure; a stop by signal is not a failure.
 Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& options,
                    std::vector<FlowRunSummary>* summaries);

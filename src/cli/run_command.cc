@@ -58,6 +58,13 @@ int RunMain(const Flags& flags) {
       return Fail(Status::IOError("cannot open the progress log " + flags.Get("progress-log")));
     }
   }
+  if (flags.Has("tables")) options.tables = SplitList(flags.Get("tables"));
+  if (flags.Has("workers-group")) {
+    options.workers_group = flags.Get("workers-group");
+    if (options.workers_group->empty()) {
+      return Fail(Status::InvalidArgument("--workers-group needs a group name"));
+    }
+  }
   auto endpoint = StartMetricsEndpoint(flags);
   if (!endpoint.ok()) return Fail(endpoint.status());
   if (*endpoint) options.metrics = (*endpoint)->registry();
@@ -76,6 +83,7 @@ int RunMain(const Flags& flags) {
 int RunRun(const std::vector<std::string>& args) {
   Flags flags("weir run PIPELINE.sql [--lakehouse DIR|URL] [--trigger availableNow|once|processingTime=10s]\n"
               "                [--set name=value ...] [--progress-log FILE] [--secrets FILE]\n"
+              "                [--tables NAME,...] [--workers-group NAME]\n"
               "                [--metrics-port P [--metrics-bind ADDR] [--behind-window D] [--retention D]]",
               "Runs every streaming table of a pipeline file (CREATE OR REFRESH STREAMING TABLE ... AS\n"
               "SELECT ... FROM STREAM read_kafka(...) or FROM STREAM(other_table)) exactly once into\n"
@@ -93,7 +101,11 @@ int RunRun(const std::vector<std::string>& args) {
               "fs.azure.account.key.ACCOUNT.dfs.core.windows.net (docs/azure.md).\n"
               "--metrics-port serves Prometheus /metrics, /progress (the latest progress per flow),\n"
               "/health (503 when a flow falls behind for --behind-window, nears --retention, or\n"
-              "fails) and a live dashboard at /; `weir status URL` prints it (docs/operations.md).");
+              "fails) and a live dashboard at /; `weir status URL` prints it (docs/operations.md).\n"
+              "--workers-group NAME runs this process as one of several workers of the pipeline's\n"
+              "Kafka flows: the consumer group NAME splits the partitions between the workers and\n"
+              "each resumes partitions from the table's per-partition progress, so workers may be\n"
+              "added, stopped or killed at any time (docs/deployment.md).");
   flags.Positional("PIPELINE.sql", 1, 1);
   flags.Value("lakehouse", "DIR|URL",
               "where tables and checkpoints live: a folder or an Azure storage URL "
@@ -105,6 +117,11 @@ int RunRun(const std::vector<std::string>& args) {
                  "fs.azure.account.key.ACCOUNT.dfs.core.windows.net=secret('scope','key')");
   flags.Value("progress-log", "FILE", "append each batch's StreamingQueryProgress JSON here");
   flags.Value("secrets", "FILE", "JSON {\"scope\": {\"key\": \"value\"}} for secret('scope','key')");
+  flags.Value("tables", "NAME,...",
+              "run only these streaming tables (full names, e.g. sales.bronze.orders_raw)");
+  flags.Value("workers-group", "NAME",
+              "worker mode: share the Kafka flows with the other workers of consumer group NAME "
+              "(processingTime only; flows without state, merge or quarantine)");
   AddMetricsFlags(flags);
   return RunWithFlags(flags, args, RunMain);
 }

@@ -34,21 +34,6 @@ using Json = nlohmann::json;
 // Input files (--input) are local.
 fs::FileSystem* LocalFs() { return fs::LocalFileSystem::Default(); }
 
-std::vector<std::string> SplitList(const std::string& list) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t comma = list.find(',', start);
-    if (comma == std::string::npos) comma = list.size();
-    std::string item = list.substr(start, comma - start);
-    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
-    while (!item.empty() && item.back() == ' ') item.pop_back();
-    if (!item.empty()) out.push_back(item);
-    start = comma + 1;
-  }
-  return out;
-}
-
 std::string FormatMillis(int64_t ms) { return columnar::FormatTimestampMillis(ms * 1000); }
 
 Result<std::shared_ptr<const delta::Snapshot>> LoadSnapshot(const Flags& flags) {

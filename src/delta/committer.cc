@@ -15,7 +15,8 @@ Result<ConcurrentCommitVerdict> CheckConcurrentCommit(const ConflictIntent& inte
     const auto* txn = std::get_if<SetTransaction>(&a);
     if (txn == nullptr) continue;
     for (const SetTransaction& ours : intent.txns) {
-      if (ours.app_id == txn->app_id && txn->version >= ours.version) {
+      if (ours.app_id == txn->app_id && txn->version >= ours.version &&
+          !intent.read_app_ids.count(ours.app_id)) {
         return ConcurrentCommitVerdict::kAlreadyCommitted;
       }
     }
@@ -26,6 +27,13 @@ Result<ConcurrentCommitVerdict> CheckConcurrentCommit(const ConflictIntent& inte
                             std::to_string(intent.read_version) +
                             "; reload the table and retry the operation");
   };
+  for (const Action& a : winner) {
+    const auto* txn = std::get_if<SetTransaction>(&a);
+    if (txn != nullptr && intent.read_app_ids.count(txn->app_id)) {
+      return conflict("set the txn of appId " + txn->app_id + " (to " +
+                      std::to_string(txn->version) + "), which this transaction depends on");
+    }
+  }
   for (const Action& a : winner) {
     if (std::holds_alternative<Metadata>(a)) return conflict("changed the table metadata");
     if (std::holds_alternative<Protocol>(a)) return conflict("changed the table protocol");

@@ -38,6 +38,10 @@ struct ReadPredicate {
 struct ConflictIntent {
   int64_t read_version = -1;  // -1: the transaction creates the table
   std::vector<SetTransaction> txns;
+  // AppIds whose txn version the transaction read and depends on (Delta's readTxn): a concurrent
+  // commit setting any of them conflicts (ConcurrentTransactionException), and a txn of these is
+  // never taken as proof that the work is already committed.
+  std::set<std::string> read_app_ids;
   bool changes_metadata = false;    // writes metaData or protocol
   bool read_whole_table = false;    // its result depends on every file (e.g. an overwrite)
   std::set<std::string> read_files;  // logical keys (LogicalFileKey) of the files it read/removes

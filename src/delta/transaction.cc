@@ -91,6 +91,11 @@ Status Transaction::SetTxn(std::string app_id, int64_t version) {
   return Status::OK();
 }
 
+void Transaction::ExpectTxn(std::string app_id, std::optional<int64_t> version) {
+  intent_.read_app_ids.insert(app_id);
+  expected_txns_[std::move(app_id)] = version;
+}
+
 void Transaction::SetMetadata(Metadata metadata) {
   new_metadata_ = std::move(metadata);
   intent_.changes_metadata = true;
@@ -210,6 +215,7 @@ Result<CommitResult> Transaction::Commit() {
   // Work the read snapshot already holds (a re-run after a crash) is skipped before writing.
   if (read_snapshot_) {
     for (const SetTransaction& t : intent_.txns) {
+      if (intent_.read_app_ids.count(t.app_id)) continue;
       auto committed = read_snapshot_->TxnVersion(t.app_id);
       if (committed && *committed >= t.version) {
         result.version = read_snapshot_->version();
@@ -217,6 +223,19 @@ Result<CommitResult> Transaction::Commit() {
         result.snapshot = read_snapshot_;
         return result;
       }
+    }
+  }
+  for (const auto& [app_id, expected] : expected_txns_) {
+    std::optional<int64_t> actual =
+        read_snapshot_ ? read_snapshot_->TxnVersion(app_id) : std::nullopt;
+    if (actual != expected) {
+      auto describe = [](std::optional<int64_t> v) {
+        return v ? "version " + std::to_string(*v) : std::string("no txn");
+      };
+      return Status::Conflict("Delta table " + table_root_ + " at version " +
+                              std::to_string(read_version()) + " holds " + describe(actual) +
+                              " for appId " + app_id + ", but this transaction was planned from " +
+                              describe(expected) + " (another writer moved it); re-plan the work");
     }
   }
 

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -64,6 +65,12 @@ class Transaction {
   // Records progress of application `app_id` (at most one per appId per commit; InvalidArgument
   // for a repeated appId).
   Status SetTxn(std::string app_id, int64_t version);
+  // The transaction is valid only while the table's txn of `app_id` is `version` (nullopt: the
+  // table has none) — Delta's readTxn, for writers that share a table and hand work to each other
+  // (consumer-group workers): Commit() fails with Conflict when the read snapshot holds another
+  // version or a concurrent commit sets `app_id`, and a txn of `app_id` at or beyond the one this
+  // transaction sets then means "another writer got there", never "already committed".
+  void ExpectTxn(std::string app_id, std::optional<int64_t> version);
   void SetMetadata(Metadata metadata);
   void SetProtocol(Protocol protocol);
   // The result depends on every file of the read snapshot (overwrite, compaction planning):
@@ -107,6 +114,7 @@ class Transaction {
   std::optional<Metadata> new_metadata_;
   std::optional<Protocol> new_protocol_;
   ConflictIntent intent_;
+  std::map<std::string, std::optional<int64_t>> expected_txns_;
   std::optional<std::string> operation_;
   StringMap operation_parameters_;
   std::optional<StringMap> operation_metrics_;

@@ -76,6 +76,62 @@ TEST(ConcurrentCommitTest, MetadataProtocolAndRemovesOfReadFilesConflict) {
   ASSERT_OK(CheckConcurrentCommit(intent, 6, {Add("compacted", /*data_change=*/false)}).status());
 }
 
+// Txns a transaction depends on (consumer-group workers handing Kafka partitions to each other):
+// a concurrent commit setting one conflicts whatever its version; it never means "already done".
+TEST(ConcurrentCommitTest, ConcurrentTxnOfAReadAppIdConflicts) {
+  ConflictIntent intent;
+  intent.read_version = 4;
+  intent.txns = {{"q", 7, std::nullopt}, {"p0", 120, std::nullopt}};
+  intent.read_app_ids = {"p0"};
+  auto older = CheckConcurrentCommit(intent, 5, {SetTransaction{"p0", 100, 1}, Add("x")});
+  ASSERT_STATUS_CODE(kConflict, older);
+  EXPECT_NE(older.status().message().find("appId p0"), std::string::npos);
+  ASSERT_STATUS_CODE(kConflict, CheckConcurrentCommit(intent, 5, {SetTransaction{"p0", 130, 1}}));
+  ASSERT_OK_AND_ASSIGN(auto other, CheckConcurrentCommit(intent, 5, {SetTransaction{"p1", 130, 1}}));
+  EXPECT_EQ(other, ConcurrentCommitVerdict::kCompatible);
+  ASSERT_OK_AND_ASSIGN(auto ours, CheckConcurrentCommit(intent, 5, {SetTransaction{"q", 7, 1}}));
+  EXPECT_EQ(ours, ConcurrentCommitVerdict::kAlreadyCommitted);
+}
+
+TEST(TransactionTest, ExpectedTxnsMustHoldInTheReadSnapshotAndAgainstConcurrentCommits) {
+  ScratchDir dir;
+  const std::string root = dir.Sub("t");
+  ASSERT_OK(Table::Create(Local(), root, Ddl("x INT"), {}, {}).status());
+  ASSERT_OK_AND_ASSIGN(auto v0, Snapshot::Load(Local(), root));
+  {
+    Transaction first(v0);
+    first.ExpectTxn("p0", std::nullopt);
+    ASSERT_OK(first.SetTxn("p0", 100));
+    ASSERT_OK_AND_ASSIGN(auto committed, first.Commit());
+    EXPECT_FALSE(committed.already_committed);
+  }
+  ASSERT_OK_AND_ASSIGN(auto v1, Snapshot::Load(Local(), root));
+  {
+    Transaction stale(v1);  // planned as if p0 had no progress yet
+    stale.ExpectTxn("p0", std::nullopt);
+    ASSERT_OK(stale.SetTxn("p0", 50));
+    auto result = stale.Commit();
+    ASSERT_STATUS_CODE(kConflict, result);
+    EXPECT_NE(result.status().message().find("holds version 100 for appId p0"), std::string::npos);
+  }
+  // Two writers plan from version 1 (p0 at 100); the second loses the race and must re-plan, even
+  // though its txn version is beyond the winner's.
+  Transaction a(v1), b(v1);
+  a.ExpectTxn("p0", 100);
+  ASSERT_OK(a.SetTxn("p0", 150));
+  a.AddFile(Add("a.parquet"));
+  b.ExpectTxn("p0", 100);
+  ASSERT_OK(b.SetTxn("p0", 200));
+  b.AddFile(Add("b.parquet"));
+  ASSERT_OK(a.Commit().status());
+  auto lost = b.Commit();
+  ASSERT_STATUS_CODE(kConflict, lost);
+  EXPECT_NE(lost.status().message().find("appId p0"), std::string::npos);
+  ASSERT_OK_AND_ASSIGN(auto latest, Snapshot::Load(Local(), root));
+  EXPECT_EQ(latest->TxnVersion("p0"), 150);
+  EXPECT_EQ(latest->num_files(), 1);
+}
+
 // Several threads, each with its own Table, append concurrently: every append lands exactly once
 // and the log stays contiguous.
 TEST(TransactionTest, ConcurrentWritersAllCommit) {

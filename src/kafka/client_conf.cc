@@ -33,4 +33,27 @@ Result<rd_kafka_conf_t*> NewClientConf(const KafkaSourceOptions& options,
   return conf;
 }
 
+Result<rd_kafka_t*> NewConsumerClient(rd_kafka_conf_t* conf, const std::string& what,
+                                      bool oauth_refresh, const Redactor& redactor) {
+  if (oauth_refresh) rd_kafka_conf_enable_sasl_queue(conf, 1);
+  char errstr[512];
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof(errstr));
+  if (rk == nullptr) {
+    rd_kafka_conf_destroy(conf);
+    return redactor.Scrub(
+        Status::InvalidArgument("cannot create the Kafka client " + what + ": " + errstr));
+  }
+  if (oauth_refresh) {
+    if (rd_kafka_error_t* error = rd_kafka_sasl_background_callbacks_enable(rk)) {
+      std::string msg = rd_kafka_error_string(error);
+      rd_kafka_error_destroy(error);
+      rd_kafka_destroy(rk);
+      return redactor.Scrub(Status::InvalidArgument(
+          "OAUTHBEARER client credentials are configured but the connection does not use them (" +
+          msg + ")"));
+    }
+  }
+  return rk;
+}
+
 }  // namespace weir::kafka

@@ -25,4 +25,11 @@ Result<rd_kafka_conf_t*> NewClientConf(const KafkaSourceOptions& options,
                                        const std::string& group_id, const ConfSettings& required,
                                        const ConfSettings& defaults);
 
+// rd_kafka_new of a consumer-type client from `conf` (which it takes, also on failure). With
+// `oauth_refresh` (a token-refresh callback is set on `conf`) tokens are refreshed on librdkafka's
+// background thread, since weir's clients are not polled for them. InvalidArgument naming `what`,
+// scrubbed by `redactor`.
+Result<rd_kafka_t*> NewConsumerClient(rd_kafka_conf_t* conf, const std::string& what,
+                                      bool oauth_refresh, const Redactor& redactor);
+
 }  // namespace weir::kafka

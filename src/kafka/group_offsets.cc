@@ -102,24 +102,9 @@ Status GroupOffsetCommitter::Init(const KafkaSourceOptions& options) {
   if (config_.token_source) {
     rd_kafka_conf_set_oauthbearer_token_refresh_cb(conf,
                                                    &GroupOffsetCommitter::TokenRefreshCallback);
-    rd_kafka_conf_enable_sasl_queue(conf, 1);
   }
-  char errstr[512];
-  rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof(errstr));
-  if (rk_ == nullptr) {
-    rd_kafka_conf_destroy(conf);
-    return redactor_.Scrub(Status::InvalidArgument(
-        std::string("cannot create the Kafka client for committing offsets: ") + errstr));
-  }
-  if (config_.token_source) {
-    if (rd_kafka_error_t* error = rd_kafka_sasl_background_callbacks_enable(rk_)) {
-      std::string msg = rd_kafka_error_string(error);
-      rd_kafka_error_destroy(error);
-      return redactor_.Scrub(Status::InvalidArgument(
-          "OAUTHBEARER client credentials are configured but the connection does not use them (" +
-          msg + ")"));
-    }
-  }
+  WEIR_ASSIGN_OR_RETURN(rk_, NewConsumerClient(conf, "for committing offsets",
+                                               config_.token_source != nullptr, redactor_));
   results_ = rd_kafka_queue_new(rk_);
   return Status::OK();
 }
@@ -156,21 +141,10 @@ void GroupOffsetCommitter::ErrorCallback(rd_kafka_t* /*rk*/, int err, const char
 void GroupOffsetCommitter::TokenRefreshCallback(rd_kafka_t* rk, const char* /*config*/,
                                                 void* opaque) {
   auto* self = static_cast<GroupOffsetCommitter*>(opaque);
-  auto token = self->config_.token_source->Token();
-  if (!token.ok()) {
-    std::string msg = self->redactor_.Scrub(token.status().ToString());
-    rd_kafka_oauthbearer_set_token_failure(rk, msg.c_str());
-    std::lock_guard<std::mutex> lock(self->error_mutex_);
-    self->last_error_ = msg;
-    return;
-  }
-  char errstr[512];
-  if (rd_kafka_oauthbearer_set_token(rk, token->value.c_str(), token->expires_at_ms,
-                                     token->principal.c_str(), nullptr, 0, errstr,
-                                     sizeof(errstr)) != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    std::string msg = self->redactor_.Scrub(errstr);
-    rd_kafka_oauthbearer_set_token_failure(rk, msg.c_str());
-  }
+  std::string failure = RefreshOAuthBearerToken(rk, *self->config_.token_source, self->redactor_);
+  if (failure.empty()) return;
+  std::lock_guard<std::mutex> lock(self->error_mutex_);
+  self->last_error_ = failure;
 }
 
 void GroupOffsetCommitter::Send(const PartitionOffsets& offsets) {

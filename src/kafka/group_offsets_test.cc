@@ -5,11 +5,11 @@
 
 #include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
-#include <librdkafka/rdkafka_mock.h>
 
 #include <vector>
 
 #include "base/testing.h"
+#include "kafka/testing.h"
 
 namespace weir::kafka {
 namespace {
@@ -81,28 +81,10 @@ TEST(CommitRateLimiterTest, UnchangedOffsetsAreNotCommittedAgain) {
 
 // ---------------------------------------------------------------------------------------------
 
-class MockCluster {
+// The orders topic (2 partitions) on a mock cluster.
+class MockCluster : public testing::MockCluster {
  public:
-  MockCluster() {
-    rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    char err[256];
-    rd_kafka_conf_set(conf, "log_level", "0", err, sizeof(err));
-    handle_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
-    cluster_ = rd_kafka_mock_cluster_new(handle_, 1);
-    bootstraps_ = rd_kafka_mock_cluster_bootstraps(cluster_);
-    rd_kafka_mock_topic_create(cluster_, "orders", 2, 1);
-  }
-  ~MockCluster() {
-    rd_kafka_mock_cluster_destroy(cluster_);
-    rd_kafka_destroy(handle_);
-  }
-  rd_kafka_mock_cluster_t* get() { return cluster_; }
-  const std::string& bootstraps() const { return bootstraps_; }
-
- private:
-  rd_kafka_t* handle_ = nullptr;
-  rd_kafka_mock_cluster_t* cluster_ = nullptr;
-  std::string bootstraps_;
+  MockCluster() { CreateTopic("orders", 2); }
 };
 
 // The group's committed offsets as an independent consumer reads them (-1001: none).

@@ -1,6 +1,7 @@
 #include "kafka/oauth.h"
 
 #include <curl/curl.h>
+#include <librdkafka/rdkafka.h>
 #include <dlfcn.h>
 
 #include <chrono>
@@ -178,6 +179,25 @@ Result<OAuthToken> ClientCredentialsTokenSource::Token() {
   if (!response.ok()) return redactor_.Scrub(response.status());
   return ParseTokenResponse(response->first, response->second, NowMs(), credentials_.client_id,
                             redactor_);
+}
+
+std::string RefreshOAuthBearerToken(rd_kafka_t* rk, OAuthTokenSource& source,
+                                    const Redactor& redactor) {
+  auto token = source.Token();
+  if (!token.ok()) {
+    std::string msg = redactor.Scrub(token.status().ToString());
+    rd_kafka_oauthbearer_set_token_failure(rk, msg.c_str());
+    return "OAUTHBEARER token request failed: " + msg;
+  }
+  char errstr[512];
+  if (rd_kafka_oauthbearer_set_token(rk, token->value.c_str(), token->expires_at_ms,
+                                     token->principal.c_str(), nullptr, 0, errstr,
+                                     sizeof(errstr)) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    std::string msg = redactor.Scrub(errstr);
+    rd_kafka_oauthbearer_set_token_failure(rk, msg.c_str());
+    return "OAUTHBEARER token rejected by librdkafka: " + msg;
+  }
+  return "";
 }
 
 }  // namespace weir::kafka

@@ -14,6 +14,8 @@
 #include "base/result.h"
 #include "kafka/options.h"
 
+typedef struct rd_kafka_s rd_kafka_t;
+
 namespace weir::kafka {
 
 struct OAuthToken {
@@ -61,5 +63,11 @@ class ClientCredentialsTokenSource : public OAuthTokenSource {
   const Redactor redactor_;
   std::unique_ptr<HttpsPoster> poster_;  // GUARDED_BY(mutex_)
 };
+
+// Serves librdkafka's OAUTHBEARER token-refresh callback for client `rk`: a token from `source`,
+// or the failure reported to librdkafka. Returns the failure's text scrubbed by `redactor` ("" on
+// success) for the client's own error reporting.
+std::string RefreshOAuthBearerToken(rd_kafka_t* rk, OAuthTokenSource& source,
+                                    const Redactor& redactor);
 
 }  // namespace weir::kafka

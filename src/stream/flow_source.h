@@ -59,6 +59,12 @@ class FlowSource {
 
   // Txns (appId -> version) to commit with the batch in the flow's table.
   virtual std::map<std::string, int64_t> SinkTxns(const std::string& end_json) const = 0;
+  // Txns the batch was planned from (appId -> version; nullopt: the table had none): the commit
+  // fails with Conflict when the table no longer holds exactly these (another writer moved them).
+  virtual std::map<std::string, std::optional<int64_t>> SinkExpectedTxns(
+      const std::string& /*end_json*/) const {
+    return {};
+  }
   // Fills the source's entry of the progress report for the batch ending at `end_json`.
   virtual void Report(const std::string& end_json, SourceProgress* progress) const = 0;
   // The batch ending at `end_json` is committed: it becomes the start.

@@ -12,6 +12,21 @@ std::string PartitionAppId(const std::string& flow, const kafka::TopicPartition&
   return "weir:" + flow + ":" + tp.topic + ":" + std::to_string(tp.partition);
 }
 
+// The flow's per-partition progress in its table: the next offset of every partition it wrote.
+kafka::PartitionOffsets TableProgress(const delta::Snapshot& table, const std::string& flow) {
+  const std::string prefix = "weir:" + flow + ":";
+  kafka::PartitionOffsets progress;
+  for (const auto& [app_id, txn] : table.transactions()) {
+    if (app_id.rfind(prefix, 0) != 0) continue;
+    std::string rest = app_id.substr(prefix.size());
+    size_t colon = rest.rfind(':');
+    if (colon == std::string::npos) continue;
+    progress[kafka::TopicPartition{rest.substr(0, colon), std::stoi(rest.substr(colon + 1))}] =
+        txn.version;
+  }
+  return progress;
+}
+
 }  // namespace
 
 KafkaFlowSource::KafkaFlowSource(kafka::KafkaSourceOptions options, std::string flow,
@@ -53,16 +68,11 @@ Result<kafka::PartitionOffsets> KafkaFlowSource::Parse(const std::string& json) 
 // Resumes from the table's per-partition txns of this flow when it has some (the checkpoint was
 // lost or replaced), else from the source's starting offsets.
 Status KafkaFlowSource::StartFresh(Checkpoint& checkpoint, const delta::Snapshot& table) {
-  const std::string prefix = "weir:" + flow_ + ":";
-  kafka::PartitionOffsets from_table;
-  for (const auto& [app_id, txn] : table.transactions()) {
-    if (app_id.rfind(prefix, 0) != 0) continue;
-    std::string rest = app_id.substr(prefix.size());
-    size_t colon = rest.rfind(':');
-    if (colon == std::string::npos) continue;
-    kafka::TopicPartition tp{rest.substr(0, colon), std::stoi(rest.substr(colon + 1))};
-    from_table[tp] = txn.version;
+  if (group_) {  // every batch starts where the table says
+    Status st = checkpoint.WriteInitialOffsets(0, kafka::PartitionOffsetsToJson({}));
+    return st.IsAlreadyExists() ? Status::OK() : st;
   }
+  const kafka::PartitionOffsets from_table = TableProgress(table, flow_);
   if (!from_table.empty()) {
     WEIR_ASSIGN_OR_RETURN(std::set<kafka::TopicPartition> partitions, source_->ListPartitions());
     kafka::PartitionOffsets start;
@@ -96,6 +106,10 @@ Status KafkaFlowSource::StartFresh(Checkpoint& checkpoint, const delta::Snapshot
 
 Status KafkaFlowSource::Restore(const std::optional<std::string>& end_json,
                                 Checkpoint& checkpoint) {
+  if (group_) {  // every batch starts where the table says
+    start_.clear();
+    return Status::OK();
+  }
   if (end_json) {
     WEIR_ASSIGN_OR_RETURN(start_, Parse(*end_json));
     CommitGroupOffsets();  // a previous run may have stopped before its last commit
@@ -126,6 +140,7 @@ Status KafkaFlowSource::LookUpNewPartitions(const kafka::PartitionOffsets& end) 
 Result<std::optional<std::string>> KafkaFlowSource::PlanNext(const Trigger& trigger,
                                                              int64_t trigger_start_ms) {
   if (group_offsets_) group_offsets_->Poll();  // held-back commits that became due
+  if (group_) return PlanNextInGroup(trigger, trigger_start_ms);
   const kafka::ReadLimits limits = trigger.kind == Trigger::Kind::kOnce
                                        ? kafka::ReadLimits{.all_available = true}
                                        : kafka::ReadLimits::FromOptions(options_);
@@ -150,6 +165,97 @@ Result<std::optional<std::string>> KafkaFlowSource::PlanNext(const Trigger& trig
                                                     trigger_start_ms, &last_trigger_ms_);
   // Spark runs a batch when the end offsets differ from the start in any way: new data, new
   // partitions, or partitions gone (which the batch then reports as data loss).
+  if (end == start_) return std::optional<std::string>();
+  return std::optional<std::string>(kafka::PartitionOffsetsToJson(end));
+}
+
+Status KafkaFlowSource::JoinGroup(
+    const std::string& group,
+    std::function<Result<std::shared_ptr<const delta::Snapshot>>()> table) {
+  if (options_.subscription.kind == kafka::Subscription::Kind::kAssign) {
+    return Status::InvalidArgument(
+        "worker mode (--workers-group) needs read_kafka's subscribe or subscribePattern: the "
+        "group assigns partitions to workers, and " + description() + " lists them itself");
+  }
+  if (options_.commit_offsets_to_group == group) {
+    return Status::InvalidArgument(
+        "weir.commitOffsetsToGroup names the workers' own group " + group +
+        "; use another group name for lag monitoring");
+  }
+  WEIR_ASSIGN_OR_RETURN(std::set<kafka::TopicPartition> partitions, source_->ListPartitions());
+  std::set<std::string> topics;
+  for (const auto& tp : partitions) topics.insert(tp.topic);
+  if (topics.empty()) {
+    return Status::NotFound("worker mode: no topic matches " + description() +
+                            " yet; create the topic first");
+  }
+  auto log = [this](const std::string& line) { Log(line); };
+  WEIR_ASSIGN_OR_RETURN(group_, kafka::GroupMember::Open(options_, group, {topics.begin(), topics.end()},
+                                                         log));
+  table_ = std::move(table);
+  return Status::OK();
+}
+
+Status KafkaFlowSource::ResolveUntracked(const std::set<kafka::TopicPartition>& partitions) {
+  std::set<kafka::TopicPartition> unknown;
+  for (const auto& tp : partitions) {
+    if (!untracked_start_.count(tp)) unknown.insert(tp);
+  }
+  if (unknown.empty()) return Status::OK();
+  kafka::DataLossReporter reporter(options_.fail_on_data_loss);
+  WEIR_ASSIGN_OR_RETURN(kafka::PartitionOffsets initial, source_->InitialOffsets(&reporter));
+  ReportWarnings(reporter);
+  std::set<kafka::TopicPartition> later;  // created after the flow's start: from their earliest
+  for (const auto& tp : unknown) {
+    auto it = initial.find(tp);
+    if (it != initial.end()) {
+      untracked_start_[tp] = it->second;
+    } else {
+      later.insert(tp);
+    }
+  }
+  if (later.empty()) return Status::OK();
+  WEIR_ASSIGN_OR_RETURN(auto earliest, source_->EarliestOffsets(later));
+  for (const auto& [tp, offset] : earliest) untracked_start_[tp] = offset;
+  return Status::OK();
+}
+
+Result<std::optional<std::string>> KafkaFlowSource::PlanNextInGroup(const Trigger& trigger,
+                                                                    int64_t trigger_start_ms) {
+  (void)trigger;  // processingTime (StreamingQuery checks): no availableNow cap
+  // A subscribePattern source follows topics that appear or go.
+  WEIR_ASSIGN_OR_RETURN(std::set<kafka::TopicPartition> partitions, source_->ListPartitions());
+  std::set<std::string> topic_set;
+  for (const auto& tp : partitions) topic_set.insert(tp.topic);
+  std::vector<std::string> topics(topic_set.begin(), topic_set.end());
+  if (!topics.empty() && topics != group_->topics()) {
+    WEIR_RETURN_NOT_OK(group_->Subscribe(topics));
+  }
+  std::set<kafka::TopicPartition> owned;
+  for (const auto& tp : group_->Assignment()) {
+    if (partitions.count(tp)) owned.insert(tp);
+  }
+  start_.clear();
+  latest_.clear();
+  table_progress_.clear();
+  if (owned.empty()) return std::optional<std::string>();
+  WEIR_ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> table, table_());
+  const kafka::PartitionOffsets progress = TableProgress(*table, flow_);
+  std::set<kafka::TopicPartition> untracked;
+  for (const auto& tp : owned) {
+    auto it = progress.find(tp);
+    if (it != progress.end()) {
+      start_[tp] = table_progress_[tp] = it->second;
+    } else {
+      untracked.insert(tp);
+    }
+  }
+  WEIR_RETURN_NOT_OK(ResolveUntracked(untracked));
+  for (const auto& tp : untracked) start_[tp] = untracked_start_.at(tp);
+  WEIR_ASSIGN_OR_RETURN(latest_, source_->LatestOffsets(owned, start_));
+  kafka::PartitionOffsets end =
+      kafka::PlanBatchEnd(start_, latest_, {}, kafka::ReadLimits::FromOptions(options_),
+                          trigger_start_ms, &last_trigger_ms_);
   if (end == start_) return std::optional<std::string>();
   return std::optional<std::string>(kafka::PartitionOffsetsToJson(end));
 }
@@ -213,6 +319,23 @@ std::map<std::string, int64_t> KafkaFlowSource::SinkTxns(const std::string& end_
     txns[PartitionAppId(flow_, tp)] = offset;
   }
   return txns;
+}
+
+std::map<std::string, std::optional<int64_t>> KafkaFlowSource::SinkExpectedTxns(
+    const std::string& end_json) const {
+  std::map<std::string, std::optional<int64_t>> expected;
+  if (!group_) return expected;
+  auto end = kafka::PartitionOffsetsFromJson(end_json);
+  if (!end.ok()) return expected;
+  for (const auto& [tp, offset] : *end) {
+    auto started = start_.find(tp);
+    if (started != start_.end() && started->second == offset) continue;  // not advanced
+    auto from_table = table_progress_.find(tp);
+    expected[PartitionAppId(flow_, tp)] =
+        from_table != table_progress_.end() ? std::optional<int64_t>(from_table->second)
+                                            : std::nullopt;
+  }
+  return expected;
 }
 
 void KafkaFlowSource::Report(const std::string& end_json, SourceProgress* progress) const {

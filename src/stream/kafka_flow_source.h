@@ -5,6 +5,12 @@
 // lost resumes every partition from its table. With weir.commitOffsetsToGroup it also commits
 // each committed batch's end offsets to that consumer group for external lag monitors (best
 // effort, rate limited; kafka/group_offsets.h).
+//
+// Worker mode (JoinGroup): several processes share one flow and one table. The consumer group
+// decides which partitions this worker reads (kafka/group_member.h); every batch starts each of
+// them at the table's per-partition txn (else at startingOffsets, remembered for the partition),
+// and its commit expects those txns unchanged, so a batch that raced another worker for a
+// partition fails with Conflict and nothing is written twice or skipped.
 #pragma once
 
 #include <functional>
@@ -12,6 +18,7 @@
 #include <string>
 
 #include "kafka/consumer.h"
+#include "kafka/group_member.h"
 #include "kafka/group_offsets.h"
 #include "kafka/options.h"
 #include "kafka/planner.h"
@@ -26,6 +33,13 @@ class KafkaFlowSource : public FlowSource {
                                                        std::string flow,
                                                        std::function<void(const std::string&)> log);
 
+  // Worker mode: joins consumer group `group`; `table` returns the flow's table as of now.
+  // Refused for an assign subscription (the group assigns partitions) and for
+  // weir.commitOffsetsToGroup naming the same group.
+  Status JoinGroup(const std::string& group,
+                   std::function<Result<std::shared_ptr<const delta::Snapshot>>()> table);
+  bool in_group() const { return group_ != nullptr; }
+
   const columnar::Schema& schema() const override { return schema_; }
   std::string description() const override;
   Status StartFresh(Checkpoint& checkpoint, const delta::Snapshot& table) override;
@@ -37,6 +51,8 @@ class KafkaFlowSource : public FlowSource {
   Result<BatchPrefetcher::Producer> Read(int64_t chunk_rows) override;
   void FinishRead() override;
   std::map<std::string, int64_t> SinkTxns(const std::string& end_json) const override;
+  std::map<std::string, std::optional<int64_t>> SinkExpectedTxns(
+      const std::string& end_json) const override;
   void Report(const std::string& end_json, SourceProgress* progress) const override;
   Status Advance(const std::string& end_json) override;
   std::string StartJson() const override;
@@ -53,6 +69,11 @@ class KafkaFlowSource : public FlowSource {
   Status LookUpNewPartitions(const kafka::PartitionOffsets& end);
   // Commits start_ to the weir.commitOffsetsToGroup group (if set; rate limited, best effort).
   void CommitGroupOffsets();
+  // Worker mode's PlanNext: the owned partitions from where the table says.
+  Result<std::optional<std::string>> PlanNextInGroup(const Trigger& trigger, int64_t trigger_start_ms);
+  // Worker mode: where owned partitions without a txn in the table start (startingOffsets, looked
+  // up once per partition and kept).
+  Status ResolveUntracked(const std::set<kafka::TopicPartition>& partitions);
 
   kafka::KafkaSourceOptions options_;
   std::string flow_;
@@ -69,8 +90,13 @@ class KafkaFlowSource : public FlowSource {
   std::shared_ptr<kafka::RangeReader> reader_;
   int64_t skipped_offsets_ = 0;
   double avg_record_bytes_ = 0;
+  // Worker mode.
+  std::function<Result<std::shared_ptr<const delta::Snapshot>>()> table_;
+  kafka::PartitionOffsets table_progress_;  // the owned partitions' txns the batch started from
+  kafka::PartitionOffsets untracked_start_;  // partitions without a txn: their starting offsets
   // weir.commitOffsetsToGroup; last, so it flushes while the rest is alive.
   std::unique_ptr<kafka::GroupOffsetCommitter> group_offsets_;
+  std::unique_ptr<kafka::GroupMember> group_;  // worker mode; last: leaves the group first
 };
 
 }  // namespace weir::stream

@@ -44,10 +44,17 @@ class StreamingQuery::Impl {
       : fs_(fs), spec_(std::move(spec)), options_(std::move(options)), run_id_(NewUuid()) {}
 
   Status Init() {
+    if (options_.workers_group) {
+      WEIR_RETURN_NOT_OK(CheckWorkerFlow());
+      spec_.checkpoint_dir += "/workers/" + *options_.workers_group + "/" + run_id_;
+    }
     WEIR_ASSIGN_OR_RETURN(checkpoint_, Checkpoint::Open(fs_, spec_.checkpoint_dir));
     auto log = [this](const std::string& line) { Log(line); };
+    KafkaFlowSource* kafka_source = nullptr;
     if (spec_.kafka) {
-      WEIR_ASSIGN_OR_RETURN(source_, KafkaFlowSource::Open(*spec_.kafka, spec_.name, log));
+      WEIR_ASSIGN_OR_RETURN(auto opened, KafkaFlowSource::Open(*spec_.kafka, spec_.name, log));
+      kafka_source = opened.get();
+      source_ = std::move(opened);
     } else if (spec_.delta) {
       WEIR_ASSIGN_OR_RETURN(source_,
                             DeltaFlowSource::Open(fs_, spec_.delta->name, spec_.delta->path,
@@ -76,6 +83,17 @@ class StreamingQuery::Impl {
                                                        .auto_compact_settings =
                                                            spec_.auto_compact_settings}));
     const columnar::Schema* quarantine = transform_ ? transform_->quarantine_schema() : nullptr;
+    if (options_.workers_group) {
+      if (quarantine != nullptr) {
+        return Status::NotImplemented(
+            spec_.name + " has a quarantine table; worker mode (--workers-group) runs flows that "
+            "write one table (bronze): run this flow in a single `weir run` without it");
+      }
+      WEIR_RETURN_NOT_OK(kafka_source->JoinGroup(*options_.workers_group,
+                                                 [this] { return sink_->table().Refresh(); }));
+      Log(spec_.name + ": worker " + run_id_ + " joined group " + *options_.workers_group +
+          " (batch log in " + spec_.checkpoint_dir + ")");
+    }
     if (quarantine != nullptr) {
       WEIR_ASSIGN_OR_RETURN(quarantine_sink_, TableSink::Open(fs_, {.name = spec_.quarantine_name,
                                                                     .path = spec_.quarantine_path,
@@ -83,6 +101,26 @@ class StreamingQuery::Impl {
                                                                     .partition_by = {},
                                                                     .table_properties = {},
                                                                     .log = log}));
+    }
+    return Status::OK();
+  }
+
+  // Worker mode runs stateless Kafka flows that append: state, a merge or a checkpoint-owned
+  // source cannot be split between processes.
+  Status CheckWorkerFlow() const {
+    auto refuse = [&](const std::string& why) {
+      return Status::NotImplemented(spec_.name + " " + why +
+                                    "; worker mode (--workers-group) runs flows that read Kafka "
+                                    "and append without state: run this flow in a single `weir "
+                                    "run` without --workers-group (see docs/deployment.md)");
+    };
+    if (!spec_.kafka) return refuse("reads a Delta table");
+    if (spec_.drop_duplicates) return refuse("has DROP DUPLICATES (its state cannot be split)");
+    if (spec_.merge) return refuse("merges into its table");
+    if (options_.trigger.kind != Trigger::Kind::kProcessingTime) {
+      return Status::InvalidArgument(
+          "worker mode (--workers-group) runs continuously: use a processingTime trigger (one "
+          "worker's availableNow run cannot know when the group's backlog is done)");
     }
     return Status::OK();
   }
@@ -365,10 +403,20 @@ class StreamingQuery::Impl {
         auto committed = quarantine_sink_->Commit(id(), batch_id, {});
         if (!committed.ok()) return fail(committed.status());
       }
-      auto committed = sink_->Commit(id(), batch_id, source_->SinkTxns(end));
-      if (!committed.ok()) return fail(committed.status());
-      files_written = *committed;
-      *rows_written += output_rows;
+      auto committed =
+          sink_->Commit(id(), batch_id, source_->SinkTxns(end), source_->SinkExpectedTxns(end));
+      if (committed.status().IsConflict() && options_.workers_group) {
+        // Another worker committed one of the batch's partitions first (a rebalance moved it):
+        // nothing of this batch is in the table; the next batch starts where the table says.
+        Log("WARN " + spec_.name + " batch " + std::to_string(batch_id) +
+            " abandoned, its rows are another worker's now: " + committed.status().message());
+        output_rows = 0;
+      } else if (!committed.ok()) {
+        return fail(committed.status());
+      } else {
+        files_written = *committed;
+        *rows_written += output_rows;
+      }
     }
     progress.duration_ms["addBatch"] = add_batch.ElapsedMs();
 

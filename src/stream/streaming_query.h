@@ -110,6 +110,13 @@ struct QueryOptions {
   // availableNow only: called after each chunk of records (for a progress bar).
   std::function<void(const BackfillStatus&)> on_backfill;
   int64_t chunk_records = 20000;                 // records read, transformed and written at a time
+  // Worker mode: this process is one of several running the flow, which must read Kafka and
+  // append (no state, merge or quarantine); the consumer group of this name splits the
+  // partitions (KafkaFlowSource::JoinGroup). The query then keeps its own checkpoint, a log of its
+  // batches only, in <checkpoint_dir>/workers/<group>/<run id>: progress lives in the table's
+  // per-partition txns. A batch that lost a partition to another worker is abandoned (its files
+  // deleted, nothing committed) and the next one is planned from the table.
+  std::optional<std::string> workers_group;
 };
 
 class StreamingQuery {

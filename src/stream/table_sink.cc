@@ -65,8 +65,15 @@ Status TableSink::Write(const columnar::Batch& rows) {
 }
 
 Result<int64_t> TableSink::Commit(const std::string& query_id, int64_t batch_id,
-                                  const std::map<std::string, int64_t>& extra_txns) {
-  if (options_.merge) return CommitMerge(query_id, batch_id, extra_txns);
+                                  const std::map<std::string, int64_t>& extra_txns,
+                                  const std::map<std::string, std::optional<int64_t>>& expected_txns) {
+  if (options_.merge) {
+    if (!expected_txns.empty()) {
+      Abort();
+      return Status::NotImplemented("MERGE flows cannot share their table with other writers");
+    }
+    return CommitMerge(query_id, batch_id, extra_txns);
+  }
   std::vector<delta::AddFile> adds;
   if (writer_) {
     auto finished = writer_->Finish();
@@ -81,6 +88,7 @@ Result<int64_t> TableSink::Commit(const std::string& query_id, int64_t batch_id,
   txn->AddFiles(std::move(adds));
   WEIR_RETURN_NOT_OK(txn->SetTxn(query_id, batch_id));
   for (const auto& [app_id, version] : extra_txns) WEIR_RETURN_NOT_OK(txn->SetTxn(app_id, version));
+  for (const auto& [app_id, version] : expected_txns) txn->ExpectTxn(app_id, version);
   txn->SetStreamingUpdate(query_id, batch_id);
   auto committed = txn->Commit();
   if (!committed.ok()) {

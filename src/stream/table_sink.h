@@ -61,9 +61,12 @@ class TableSink {
 
   // Commits the batch's files (none is fine: the txn still records the batch) with the query's
   // txn and `extra_txns` (appId -> version). Returns the number of data files committed (0 when
-  // a concurrent run of the batch won, whose files are then deleted).
+  // a concurrent run of the batch won, whose files are then deleted). `expected_txns` are txns
+  // the batch was planned from (delta::Transaction::ExpectTxn): Conflict, with the files
+  // deleted, when another writer moved one.
   Result<int64_t> Commit(const std::string& query_id, int64_t batch_id,
-                         const std::map<std::string, int64_t>& extra_txns);
+                         const std::map<std::string, int64_t>& extra_txns,
+                         const std::map<std::string, std::optional<int64_t>>& expected_txns = {});
 
   // Deletes the files written for the current batch (never committed).
   void Abort();
