@@ -1,5 +1,7 @@
 #include "stream/streaming_query.h"
 
+#include <malloc.h>
+
 #include <chrono>
 #include <thread>
 
@@ -470,6 +472,9 @@ class StreamingQuery::Impl {
         progress.extra["data_quality"] = quality->ToJson();
     }
     WEIR_RETURN_NOT_OK(source_->Advance(end));
+    // A batch frees its buffers (records, columns, pages) at once; give the pages back so a long
+    // run's RSS is what the next batch needs, not the largest batch so far.
+    malloc_trim(0);
     previous_watermark_ms_ = watermark_ms_;
     watermark_ms_ = next_watermark_ms;
     if (options_.on_progress) options_.on_progress(progress);
