@@ -23,20 +23,8 @@ fs::FileSystem* Local() { return fs::LocalFileSystem::Default(); }
 
 const char* kSchema = "id BIGINT, v STRING, p STRING";
 
-std::vector<Action> ReadCommit(const std::string& root, int64_t version) {
-  std::string path = LogDirPath(root) + "/" + CommitFileName(version);
-  auto text = fs::ReadFileToString(Local(), path).ValueOrDie();
-  return ParseActions(text, path).ValueOrDie();
-}
-
-template <typename T>
-std::vector<T> ActionsOf(const std::vector<Action>& actions) {
-  std::vector<T> out;
-  for (const auto& a : actions) {
-    if (auto* x = std::get_if<T>(&a)) out.push_back(*x);
-  }
-  return out;
-}
+using testing::ActionsOf;
+using testing::ReadCommit;
 
 // Appends `n` rows (ids from `first`) to partition `p` as one commit (one file).
 void AppendRows(Table& table, const std::string& p, int first, int n) {

@@ -29,20 +29,8 @@ std::vector<std::string> Sorted(std::vector<std::string> v) {
 // Rows as the scan prints them: JSON with the batch's own conventions.
 std::vector<std::string> RowsOf(const columnar::Batch& b) { return Sorted(testing::JsonRows(b)); }
 
-std::vector<Action> ReadCommit(const std::string& root, int64_t version) {
-  std::string path = LogDirPath(root) + "/" + CommitFileName(version);
-  auto text = fs::ReadFileToString(Local(), path).ValueOrDie();
-  return ParseActions(text, path).ValueOrDie();
-}
-
-template <typename T>
-std::vector<T> ActionsOf(const std::vector<Action>& actions) {
-  std::vector<T> out;
-  for (const auto& a : actions) {
-    if (auto* x = std::get_if<T>(&a)) out.push_back(*x);
-  }
-  return out;
-}
+using testing::ActionsOf;
+using testing::ReadCommit;
 
 const char* kAllTypes =
     "id BIGINT NOT NULL, i INT, s SMALLINT, t TINYINT, f FLOAT, d DOUBLE, b BOOLEAN, str STRING, "

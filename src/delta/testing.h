@@ -1,5 +1,5 @@
 // Test support for the delta module (test-only; header-only): scratch directories, sample
-// batches, and table contents as sorted JSON rows for comparisons.
+// batches, table contents as sorted JSON rows for comparisons, and a commit's actions.
 #pragma once
 
 #include <stdlib.h>
@@ -14,7 +14,10 @@
 
 #include "base/testing.h"
 #include "columnar/text_format.h"
+#include "delta/actions.h"
+#include "delta/log_path.h"
 #include "delta/partition_value.h"
+#include "fs/local_file_system.h"
 #include "columnar/column.h"
 #include "columnar/json_lines.h"
 #include "delta/scan.h"
@@ -142,6 +145,23 @@ inline Result<columnar::Batch> BatchFromJson(const columnar::Schema& schema,
 
 inline columnar::Schema Ddl(const std::string& ddl) {
   return columnar::ParseDdlSchema(ddl).ValueOrDie();
+}
+
+// The actions of commit `version` of the table at `root` on the local file system.
+inline std::vector<Action> ReadCommit(const std::string& root, int64_t version) {
+  std::string path = LogDirPath(root) + "/" + CommitFileName(version);
+  auto text = fs::ReadFileToString(fs::LocalFileSystem::Default(), path).ValueOrDie();
+  return ParseActions(text, path).ValueOrDie();
+}
+
+// The actions of type T among `actions`, in order.
+template <typename T>
+std::vector<T> ActionsOf(const std::vector<Action>& actions) {
+  std::vector<T> out;
+  for (const auto& a : actions) {
+    if (auto* x = std::get_if<T>(&a)) out.push_back(*x);
+  }
+  return out;
 }
 
 }  // namespace weir::delta::testing
