@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 namespace weir::compress {
 namespace {
@@ -68,6 +69,28 @@ ZSTD_DCtx* ThreadZstdDecompressor() {
   return context.get();
 }
 
+// Codecs write at most a bound that is larger than the input; resizing `out` to it would zero
+// those bytes first on every call (std::string has no uninitialised growth before C++23). Below
+// kMaxScratchBytes the codec writes into a per-thread buffer that only ever grows, and just the
+// compressed bytes are appended to `out`; larger inputs go straight into `out`.
+// `compress(dst, capacity)` returns the bytes written, 0 on failure (nothing is appended then).
+constexpr size_t kMaxScratchBytes = size_t{8} << 20;
+
+template <typename CompressFn>
+void CompressThroughScratch(size_t bound, std::string* out, CompressFn compress) {
+  if (bound > kMaxScratchBytes) {
+    const size_t old_size = out->size();
+    out->resize(old_size + bound);
+    const size_t written = compress(out->data() + old_size, bound);
+    out->resize(old_size + written);
+    return;
+  }
+  thread_local std::vector<char> scratch;
+  if (scratch.size() < bound) scratch.resize(bound);
+  const size_t written = compress(scratch.data(), bound);
+  out->append(scratch.data(), written);
+}
+
 Status ZstdCompress(int level, std::string_view input, std::string* out) {
   if (level == kDefaultLevel) level = kZstdDefaultLevel;
   if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel()) {
@@ -77,15 +100,14 @@ Status ZstdCompress(int level, std::string_view input, std::string* out) {
   }
   ZSTD_CCtx* context = ThreadZstdCompressor();
   if (context == nullptr) return Status::Internal("zstd: cannot allocate a compression context");
-  size_t old_size = out->size();
-  out->resize(old_size + ZSTD_compressBound(input.size()));
-  size_t written = ZSTD_compressCCtx(context, out->data() + old_size, out->size() - old_size,
-                                     input.data(), input.size(), level);
+  size_t written = 0;
+  CompressThroughScratch(ZSTD_compressBound(input.size()), out, [&](char* dst, size_t capacity) {
+    written = ZSTD_compressCCtx(context, dst, capacity, input.data(), input.size(), level);
+    return ZSTD_isError(written) ? size_t{0} : written;
+  });
   if (ZSTD_isError(written)) {
-    out->resize(old_size);
     return Status::Internal(std::string("zstd: compression failed: ") + ZSTD_getErrorName(written));
   }
-  out->resize(old_size + written);
   return Status::OK();
 }
 
@@ -104,11 +126,12 @@ Status ZstdDecompress(std::string_view input, int64_t size, uint8_t* out) {
 // --- snappy
 
 Status SnappyCompress(std::string_view input, std::string* out) {
-  size_t old_size = out->size();
-  out->resize(old_size + snappy::MaxCompressedLength(input.size()));
-  size_t written = 0;
-  snappy::RawCompress(input.data(), input.size(), out->data() + old_size, &written);
-  out->resize(old_size + written);
+  CompressThroughScratch(snappy::MaxCompressedLength(input.size()), out,
+                         [&](char* dst, size_t) {
+                           size_t written = 0;
+                           snappy::RawCompress(input.data(), input.size(), dst, &written);
+                           return written;
+                         });
   return Status::OK();
 }
 

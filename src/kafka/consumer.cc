@@ -744,7 +744,8 @@ Status RangeReader::Accept(PartitionState* state, rd_kafka_message_t* m, RecordB
   stats_.payload_bytes += bytes;
   state->next = m->offset + 1;
   state->slot->handed = state->next;
-  last_progress_ms_ = source_->NowMs();
+  // last_progress_ms_ is advanced once per Next() call that returns records (a clock read per
+  // record costs more than the rest of this function).
   if (state->next >= state->until) MarkDone(state);
   return Status::OK();
 }
@@ -867,6 +868,8 @@ Result<RecordBatch> RangeReader::Next(size_t max_records) {
     }
   }
 
+  if (!batch.empty()) last_progress_ms_ = source_->NowMs();
+
   while (pending_ > 0 && batch.size() < max_records) {
     // Wait for data only while the batch is still empty; otherwise take what is ready.
     int wait_ms = batch.empty() ? 100 : 0;
@@ -911,6 +914,7 @@ Result<RecordBatch> RangeReader::Next(size_t max_records) {
       continue;
     }
     Status failure;
+    const size_t before = batch.size();
     for (ssize_t i = 0; i < n; ++i) {
       if (!failure.ok()) {
         rd_kafka_message_destroy(scratch_[i]);
@@ -919,6 +923,7 @@ Result<RecordBatch> RangeReader::Next(size_t max_records) {
       failure = Offer(scratch_[i], &batch);
     }
     if (!failure.ok()) return failure;
+    if (batch.size() > before) last_progress_ms_ = source_->NowMs();
   }
   return batch;
 }

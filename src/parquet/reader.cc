@@ -485,7 +485,7 @@ class ChunkReader {
  private:
   // Returns a pointer to the page body, decompressing into a new buffer when needed.
   Result<const uint8_t*> Body(const uint8_t* page, size_t page_size, int64_t uncompressed_size,
-                              bool compressed, std::shared_ptr<const std::string>* holder) {
+                              bool compressed, std::shared_ptr<const void>* holder) {
     if (!compressed || codec_ == compress::Codec::kUncompressed) {
       if (static_cast<int64_t>(page_size) != uncompressed_size) {
         return Status::Corruption("uncompressed page of " + std::to_string(page_size) +
@@ -493,14 +493,15 @@ class ChunkReader {
       }
       return page;
     }
-    auto buffer = std::make_shared<std::string>(uncompressed_size, '\0');
+    // Not zero-filled first: Decompress() writes exactly uncompressed_size bytes or fails.
+    std::shared_ptr<uint8_t[]> buffer(new uint8_t[std::max<int64_t>(uncompressed_size, 1)]);
     if (uncompressed_size > 0 || page_size > 0) {
       WEIR_RETURN_NOT_OK(compress::Decompress(codec_,
                                               std::string_view(reinterpret_cast<const char*>(page), page_size),
-                                              uncompressed_size, reinterpret_cast<uint8_t*>(buffer->data())));
+                                              uncompressed_size, buffer.get()));
     }
-    *holder = buffer;
-    return reinterpret_cast<const uint8_t*>(buffer->data());
+    *holder = std::shared_ptr<const void>(buffer, buffer.get());
+    return buffer.get();
   }
 
   Status ReadDictionaryPage(const PageHeader& header, const std::shared_ptr<const std::string>& chunk,
@@ -511,7 +512,7 @@ class ChunkReader {
     if (dh.encoding != Encoding::kPlain && dh.encoding != Encoding::kPlainDictionary) {
       return Status::NotImplemented("dictionary page encoding " + std::to_string(static_cast<int>(dh.encoding)));
     }
-    std::shared_ptr<const std::string> holder;
+    std::shared_ptr<const void> holder;
     WEIR_ASSIGN_OR_RETURN(const uint8_t* body, Body(page, page_size, header.uncompressed_page_size, true, &holder));
     dictionary_ = std::make_unique<Column>(leaf_.type);
     dictionary_->AddBufferOwner(holder ? holder : chunk);
@@ -580,7 +581,7 @@ class ChunkReader {
     const auto& dp = *header.data_page_header;
     const int64_t n = dp.num_values;
     WEIR_RETURN_NOT_OK(CheckEntries(n, *entries));
-    std::shared_ptr<const std::string> holder;
+    std::shared_ptr<const void> holder;
     WEIR_ASSIGN_OR_RETURN(const uint8_t* body, Body(page, page_size, header.uncompressed_page_size, true, &holder));
     if (holder) out->values.AddBufferOwner(holder);
     size_t len = header.uncompressed_page_size;
@@ -629,7 +630,7 @@ class ChunkReader {
     const uint8_t* values = page + levels_len;
     size_t values_compressed = page_size - levels_len;
     int64_t values_uncompressed = header.uncompressed_page_size - static_cast<int64_t>(levels_len);
-    std::shared_ptr<const std::string> holder;
+    std::shared_ptr<const void> holder;
     const uint8_t* body = values;
     if (values_uncompressed > 0) {
       WEIR_ASSIGN_OR_RETURN(body, Body(values, values_compressed, values_uncompressed, dp.is_compressed, &holder));

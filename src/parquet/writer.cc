@@ -19,6 +19,9 @@ namespace {
 constexpr int64_t kRowsPerSlice = 16384;     // rows shredded at a time
 constexpr int64_t kEntriesPerCheck = 4096;   // level entries added between page-size checks
 constexpr size_t kMaxStatBytes = 64;         // longer byte-array min/max are truncated
+// Values a column chunk sends through its dictionary before the writer checks that the
+// dictionary pays off (see ColumnWriter::CheckDictionaryPaysOff).
+constexpr int64_t kDictionaryProbeValues = 8192;
 
 // The physical form a leaf's values take in the file.
 enum class Physical { kBool, kInt32, kInt64, kFloat, kDouble, kBytes, kDecimalBytes };
@@ -238,6 +241,7 @@ class ParquetWriter::ColumnWriter {
         physical_(PhysicalOf(leaf)),
         chunk_stats_(physical_),
         file_stats_(physical_) {
+    plain_.assign(kLevelsGap, '\0');
     ResetDictionary();
   }
 
@@ -358,6 +362,9 @@ class ParquetWriter::ColumnWriter {
 
   void ResetDictionary() {
     dictionary_ = std::monostate{};
+    dict_values_ = 0;
+    dict_values_plain_bytes_ = 0;
+    dict_checked_ = false;
     dict_active_ = options_.enable_dictionary && physical_ != Physical::kBool;
     if (!dict_active_) return;
     switch (physical_) {
@@ -394,7 +401,8 @@ class ParquetWriter::ColumnWriter {
 
   int64_t OpenPageBytes() const {
     int64_t levels = static_cast<int64_t>(def_.size() + rep_.size()) / 4;
-    return static_cast<int64_t>(plain_.size() + indices_.size() * 2) + levels;
+    return static_cast<int64_t>(plain_.size() - kLevelsGap + bools_.size() / 8 +
+                                indices_.size() * 2) + levels;
   }
 
   // Converts rows of the leaf's flat column to physical values, updates statistics, and adds
@@ -403,12 +411,14 @@ class ParquetWriter::ColumnWriter {
     if (n == 0) return Status::OK();
     switch (physical_) {
       case Physical::kBool: {
-        bools_.resize(n);
+        // Bit-packed when the page is flushed: packing each piece on its own would pad it to a
+        // whole byte in the middle of the page.
+        const size_t at = bools_.size();
+        bools_.resize(at + n);
         for (size_t i = 0; i < n; ++i) {
-          bools_[i] = c.Value<uint8_t>(rows[i]) ? 1 : 0;
-          chunk_stats_.UpdateInt(bools_[i]);
+          bools_[at + i] = c.Value<uint8_t>(rows[i]) ? 1 : 0;
+          chunk_stats_.UpdateInt(bools_[at + i]);
         }
-        EncodePlainBoolean(bools_.data(), static_cast<int64_t>(n), &plain_);
         return Status::OK();
       }
       case Physical::kInt32: {
@@ -489,8 +499,10 @@ class ParquetWriter::ColumnWriter {
       size_t at = indices_.size();
       indices_.resize(at + n);
       dict.Insert(values, static_cast<int64_t>(n), indices_.data() + at);
+      dict_values_ += static_cast<int64_t>(n);
+      dict_values_plain_bytes_ += static_cast<int64_t>(n * sizeof(T));
       if (dict.plain_size() > options_.dictionary_bytes_limit) return FallBackToPlain();
-      return Status::OK();
+      return CheckDictionaryPaysOff(dict.size(), dict.plain_size());
     }
     EncodePlain(values, static_cast<int64_t>(n), &plain_);
     return Status::OK();
@@ -502,14 +514,34 @@ class ParquetWriter::ColumnWriter {
       size_t at = indices_.size();
       indices_.resize(at + n);
       dict.Insert(views_.data(), static_cast<int64_t>(n), indices_.data() + at);
+      dict_values_ += static_cast<int64_t>(n);
+      if (fixed_width > 0) {
+        dict_values_plain_bytes_ += static_cast<int64_t>(n) * fixed_width;
+      } else {
+        int64_t bytes = 4 * static_cast<int64_t>(n);
+        for (size_t i = 0; i < n; ++i) bytes += static_cast<int64_t>(views_[i].size());
+        dict_values_plain_bytes_ += bytes;
+      }
       if (dict.plain_size() > options_.dictionary_bytes_limit) return FallBackToPlain();
-      return Status::OK();
+      return CheckDictionaryPaysOff(dict.size(), dict.plain_size());
     }
     if (fixed_width > 0) {
       EncodePlainFixedLenByteArray(views_.data(), static_cast<int64_t>(n), fixed_width, &plain_);
     } else {
       EncodePlainByteArray(views_.data(), static_cast<int64_t>(n), &plain_);
     }
+    return Status::OK();
+  }
+
+  // Once per chunk, after kDictionaryProbeValues values: when the dictionary plus the indices
+  // take as many bytes as the values would in PLAIN (mostly distinct values: offsets, ids, raw
+  // payloads), the chunk continues in PLAIN rather than filling a dictionary up to its limit.
+  Status CheckDictionaryPaysOff(int64_t dict_size, int64_t dict_plain_size) {
+    if (dict_checked_ || dict_values_ < kDictionaryProbeValues) return Status::OK();
+    dict_checked_ = true;
+    const int width = BitWidth(static_cast<uint64_t>(std::max<int64_t>(dict_size - 1, 0)));
+    const int64_t encoded = dict_plain_size + (dict_values_ * width + 7) / 8;
+    if (encoded >= dict_values_plain_bytes_) return FallBackToPlain();
     return Status::OK();
   }
 
@@ -552,8 +584,25 @@ class ParquetWriter::ColumnWriter {
       RleBitPackedEncoder encoder(width);
       encoder.Put(indices_.data(), static_cast<int64_t>(indices_.size()));
       encoder.Flush(&body_);
-    } else {
-      body_.append(plain_);
+    }
+    std::string_view page = body_;
+    if (!bools_.empty()) {
+      EncodePlainBoolean(bools_.data(), static_cast<int64_t>(bools_.size()), &plain_);
+      bools_.clear();
+    }
+    if (!dictionary_page) {
+      // Levels then PLAIN values: the levels go into the gap reserved in front of the values
+      // when they fit (no copy of the values), else both are copied into body_.
+      const size_t levels = body_.size();
+      const size_t values = plain_.size() - kLevelsGap;
+      if (levels <= kLevelsGap) {
+        char* start = plain_.data() + (kLevelsGap - levels);
+        if (levels > 0) std::memcpy(start, body_.data(), levels);
+        page = std::string_view(start, levels + values);
+      } else {
+        body_.append(plain_, kLevelsGap, values);
+        page = body_;
+      }
     }
     PageHeader header;
     header.type = PageType::kDataPage;
@@ -561,7 +610,7 @@ class ParquetWriter::ColumnWriter {
     dp.num_values = static_cast<int32_t>(page_entries_);
     dp.encoding = dictionary_page ? Encoding::kRleDictionary : Encoding::kPlain;
     header.data_page_header = dp;
-    WEIR_RETURN_NOT_OK(AppendPage(header, body_, &pages_, &chunk_uncompressed_));
+    WEIR_RETURN_NOT_OK(AppendPage(header, page, &pages_, &chunk_uncompressed_));
     if (dictionary_page) {
       ++dict_pages_;
       used_dictionary_ = true;
@@ -572,7 +621,7 @@ class ParquetWriter::ColumnWriter {
     page_entries_ = 0;
     def_.clear();
     rep_.clear();
-    plain_.clear();
+    plain_.resize(kLevelsGap);
     indices_.clear();
     return Status::OK();
   }
@@ -591,9 +640,14 @@ class ParquetWriter::ColumnWriter {
   Dictionary dictionary_;
   bool dict_active_ = false;
   bool used_dictionary_ = false;
+  bool dict_checked_ = false;             // CheckDictionaryPaysOff ran for this chunk
+  int64_t dict_values_ = 0;               // values sent through the dictionary in this chunk
+  int64_t dict_values_plain_bytes_ = 0;   // their size in PLAIN encoding
   // Open page.
   std::vector<int16_t> def_, rep_;
   std::vector<uint32_t> indices_;
+  // PLAIN values of the open page, after kLevelsGap bytes kept free for the page's levels.
+  static constexpr size_t kLevelsGap = 64;
   std::string plain_;
   int64_t page_entries_ = 0;
   // Chunk.
@@ -602,8 +656,8 @@ class ParquetWriter::ColumnWriter {
   int64_t chunk_uncompressed_ = 0;
   int64_t null_count_ = 0;
   int32_t dict_pages_ = 0, plain_pages_ = 0;
+  std::vector<uint8_t> bools_;  // the open page's BOOLEAN values, one byte each
   // Scratch buffers reused across calls.
-  std::vector<uint8_t> bools_;
   std::vector<int32_t> i32_;
   std::vector<int64_t> i64_;
   std::vector<float> f32_;

@@ -1,7 +1,8 @@
 // ParquetWriter: writes columnar batches to one Parquet file.
 //
 // Layout: data page v1, RLE/bit-packed levels, RLE_DICTIONARY per column chunk with a fallback to
-// PLAIN once the dictionary passes `dictionary_bytes_limit`, then PLAIN pages; a codec per file;
+// PLAIN once the dictionary passes `dictionary_bytes_limit` or, after a first probe of the chunk's
+// values, when it takes as many bytes as PLAIN would (mostly distinct values); a codec per file;
 // column chunk statistics (min/max in the column's sort order, null_count); footer with
 // created_by "weir version X" and key/value metadata. Memory: one row group's compressed pages
 // plus the open pages of each column, so bounded by `row_group_bytes`. Not thread-safe.

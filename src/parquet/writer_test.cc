@@ -111,6 +111,80 @@ TEST_F(ParquetRoundTripTest, DictionaryFallsBackToPlain) {
   EXPECT_EQ(Json(back), Json(batch));
 }
 
+TEST_F(ParquetRoundTripTest, DictionaryThatDoesNotPayOffIsDroppedEarly) {
+  // Mostly distinct values (offsets, ids, raw payloads) leave the dictionary after a first probe
+  // instead of filling it to dictionary_bytes_limit; repetitive values keep it.
+  Schema schema = columnar::ParseDdlSchema("id BIGINT, payload STRING, status STRING").ValueOrDie();
+  Batch batch(schema);
+  constexpr int kRows = 100000;
+  for (int i = 0; i < kRows; ++i) {
+    batch.columns[0].Append<int64_t>(int64_t{1000000007} * i);
+    batch.columns[1].AppendString("{\"event_id\":\"e-" + std::to_string(i) + "\"}");
+    batch.columns[2].AppendString(i % 3 == 0 ? "created" : "paid");
+  }
+  std::string path = Path("probe.parquet");
+  ASSERT_OK(WriteParquetFile(&fs_, path, batch));
+  ASSERT_OK_AND_ASSIGN(auto reader, ParquetReader::Open(&fs_, path));
+  ASSERT_EQ(reader->num_row_groups(), 1);
+  for (int c : {0, 1}) {
+    const auto& meta = *reader->metadata().row_groups[0].columns[c].meta_data;
+    int64_t plain_pages = 0;
+    for (const auto& es : meta.encoding_stats) {
+      if (es.page_type == PageType::kDataPage && es.encoding == Encoding::kPlain) plain_pages += es.count;
+    }
+    EXPECT_GT(plain_pages, 0) << "column " << c;
+    // The dictionary written holds the probed values only (well under the 1 MiB limit).
+    ASSERT_TRUE(meta.dictionary_page_offset.has_value()) << "column " << c;
+    EXPECT_LT(meta.data_page_offset - *meta.dictionary_page_offset, 256 * 1024) << "column " << c;
+  }
+  const auto& status_meta = *reader->metadata().row_groups[0].columns[2].meta_data;
+  for (const auto& es : status_meta.encoding_stats) {
+    if (es.page_type == PageType::kDataPage) EXPECT_EQ(es.encoding, Encoding::kRleDictionary);
+  }
+  ASSERT_OK_AND_ASSIGN(Batch back, reader->ReadAll());
+  EXPECT_EQ(Json(back), Json(batch));
+}
+
+TEST_F(ParquetRoundTripTest, NullableValuesAcrossLevelChunks) {
+  // Nulls at irregular places: the values of one page arrive in several pieces of any length
+  // (PLAIN booleans are bit-packed across them), and the levels in front of PLAIN values take
+  // more or less room than the gap kept for them.
+  Schema schema = columnar::ParseDdlSchema("b BOOLEAN, s STRING, n BIGINT").ValueOrDie();
+  for (int null_every : {3, 7, 1000000}) {
+    Batch batch(schema);
+    std::mt19937 random(static_cast<unsigned>(null_every));
+    for (int i = 0; i < 30000; ++i) {
+      if (i % null_every == 1 || random() % 11 == 0) {
+        for (auto& c : batch.columns) c.AppendNull();
+        continue;
+      }
+      batch.columns[0].Append<uint8_t>(random() % 2);
+      batch.columns[1].AppendString("value-" + std::to_string(random()));
+      batch.columns[2].Append<int64_t>(static_cast<int64_t>(random()));
+    }
+    for (bool dictionary : {true, false}) {
+      WriterOptions options;
+      options.enable_dictionary = dictionary;
+      std::string path = Path("nulls.parquet");
+      ASSERT_OK(WriteParquetFile(&fs_, path, batch, options));
+      ASSERT_OK_AND_ASSIGN(auto reader, ParquetReader::Open(&fs_, path));
+      ASSERT_OK_AND_ASSIGN(Batch back, reader->ReadAll());
+      ASSERT_EQ(back.num_rows(), batch.num_rows());
+      for (int c = 0; c < 3; ++c) {
+        int64_t first_difference = -1;
+        for (int64_t r = 0; r < batch.num_rows() && first_difference < 0; ++r) {
+          std::string a, b;
+          columnar::AppendJsonValue(batch.columns[c], r, &a);
+          columnar::AppendJsonValue(back.columns[c], r, &b);
+          if (a != b) first_difference = r;
+        }
+        EXPECT_EQ(first_difference, -1) << "column " << schema.fields[c].name << ", nulls every "
+                                        << null_every << ", dictionary " << dictionary;
+      }
+    }
+  }
+}
+
 TEST_F(ParquetRoundTripTest, StatisticsAndLeafStats) {
   Schema schema = columnar::ParseDdlSchema("n BIGINT, s STRING, d DECIMAL(38,2), f DOUBLE").ValueOrDie();
   Batch batch(schema);

@@ -74,19 +74,43 @@ int64_t DeltaFlowSource::PlannedRows() const {
   return rows;
 }
 
-Result<BatchPrefetcher::Producer> DeltaFlowSource::Read(int64_t) {
-  auto files = std::make_shared<std::vector<delta::DeltaSourceFile>>(files_);
-  auto next = std::make_shared<size_t>(0);
+Result<BatchPrefetcher::Producer> DeltaFlowSource::Read(int64_t chunk_rows) {
+  // A data file is read whole (often hundreds of thousands of rows), then handed on in slices of
+  // `chunk_rows`: the transform's intermediate columns and the writers' open pages stay those of
+  // one slice, and the file's decoded pages are released as soon as its last slice is written.
+  struct State {
+    std::vector<delta::DeltaSourceFile> files;
+    size_t next_file = 0;
+    columnar::Batch current;  // the file being sliced
+    int64_t offset = 0;       // its next row
+  };
+  auto state = std::make_shared<State>();
+  state->files = files_;
+  const int64_t slice_rows = chunk_rows > 0 ? chunk_rows : kDefaultSliceRows;
   const delta::DeltaSource* source = source_.get();
   return BatchPrefetcher::Producer(
-      [files, next, source]() -> Result<std::optional<columnar::Batch>> {
-        while (*next < files->size()) {
-          const delta::DeltaSourceFile& file = (*files)[(*next)++];
-          WEIR_ASSIGN_OR_RETURN(columnar::Batch batch, source->ReadFile(*file.add));
-          if (batch.num_rows() == 0) continue;
-          return std::optional<columnar::Batch>(std::move(batch));
+      [state, slice_rows, source]() -> Result<std::optional<columnar::Batch>> {
+        while (state->offset >= state->current.num_rows()) {
+          state->current = columnar::Batch();
+          state->offset = 0;
+          if (state->next_file >= state->files.size()) return std::optional<columnar::Batch>();
+          const delta::DeltaSourceFile& file = state->files[state->next_file++];
+          WEIR_ASSIGN_OR_RETURN(state->current, source->ReadFile(*file.add));
         }
-        return std::optional<columnar::Batch>();
+        columnar::Batch& file = state->current;
+        const int64_t rows = file.num_rows();
+        if (state->offset == 0 && (rows <= slice_rows || file.columns.empty())) {
+          state->offset = rows;
+          return std::optional<columnar::Batch>(std::move(file));
+        }
+        const int64_t length = std::min(slice_rows, rows - state->offset);
+        columnar::Batch slice(file.schema);
+        for (size_t c = 0; c < file.columns.size(); ++c) {
+          slice.columns[c] = file.columns[c].Slice(state->offset, length);
+        }
+        state->offset += length;
+        if (state->offset >= rows) file = columnar::Batch();  // the slices own its buffers now
+        return std::optional<columnar::Batch>(std::move(slice));
       });
 }
 

@@ -1,6 +1,8 @@
 // DeltaFlowSource: a Delta table read as a stream (`FROM STREAM(table)`), planned by
 // delta::DeltaSource with Delta's offsets, file order and admission limits (maxFilesPerTrigger,
-// maxBytesPerTrigger). Each batch reads whole data files, one file per chunk.
+// maxBytesPerTrigger). Each batch reads whole data files and hands them on in chunks of at most
+// chunk_rows rows (slices sharing the file's decoded buffers), so that memory beyond the file
+// itself is that of one chunk.
 #pragma once
 
 #include <map>
@@ -32,7 +34,10 @@ class DeltaFlowSource : public FlowSource {
   Status PlanRead(const std::string& end_json) override;
   int64_t PlannedRows() const override;
   Result<BatchPrefetcher::Producer> Read(int64_t chunk_rows) override;
-  // A chunk is a whole data file (often hundreds of thousands of rows): read one ahead.
+  // One chunk ahead: the next file is read while the last chunk of the previous one is
+  // transformed and written, so little more than one decoded file is held at a time (reading
+  // further ahead overlapped more but held two whole files: +50 MiB at depth 2 and +115 MiB at
+  // depth 4 for 500,000-row files of raw JSON).
   size_t prefetch_depth() const override { return 1; }
   std::map<std::string, int64_t> SinkTxns(const std::string&) const override { return {}; }
   void Report(const std::string& end_json, SourceProgress* progress) const override;
@@ -41,6 +46,7 @@ class DeltaFlowSource : public FlowSource {
 
  private:
   DeltaFlowSource() = default;
+  static constexpr int64_t kDefaultSliceRows = 20000;
 
   std::string table_path_;
   std::unique_ptr<delta::DeltaSource> source_;
