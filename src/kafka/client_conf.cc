@@ -40,17 +40,20 @@ Result<rd_kafka_t*> NewConsumerClient(rd_kafka_conf_t* conf, const std::string& 
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof(errstr));
   if (rk == nullptr) {
     rd_kafka_conf_destroy(conf);
-    return redactor.Scrub(
-        Status::InvalidArgument("cannot create the Kafka client " + what + ": " + errstr));
+    return redactor.Scrub(Status::InvalidArgument("cannot create the Kafka client" +
+                                                  (what.empty() ? "" : " " + what) + ": " + errstr));
   }
   if (oauth_refresh) {
     if (rd_kafka_error_t* error = rd_kafka_sasl_background_callbacks_enable(rk)) {
       std::string msg = rd_kafka_error_string(error);
       rd_kafka_error_destroy(error);
       rd_kafka_destroy(rk);
+      // librdkafka refuses when the connection does not use SASL OAUTHBEARER, e.g. Entra ID
+      // credentials next to kafka.security.protocol=PLAINTEXT: a configuration mistake.
       return redactor.Scrub(Status::InvalidArgument(
           "OAUTHBEARER client credentials are configured but the connection does not use them (" +
-          msg + ")"));
+          msg + "): set kafka.security.protocol to SASL_SSL (or SASL_PLAINTEXT) and "
+          "kafka.sasl.mechanism to OAUTHBEARER, or remove the credentials"));
     }
   }
   return rk;

@@ -166,23 +166,12 @@ void KafkaSource::ErrorCallback(rd_kafka_t* rk, int err, const char* reason, voi
 
 void KafkaSource::TokenRefreshCallback(rd_kafka_t* rk, const char* /*config*/, void* opaque) {
   auto* self = static_cast<KafkaSource*>(opaque);
-  auto token = self->config_.token_source->Token();
-  if (!token.ok()) {
-    std::string msg = self->options_.redactor.Scrub(token.status().ToString());
-    rd_kafka_oauthbearer_set_token_failure(rk, msg.c_str());
-    self->AddLog("OAUTHBEARER token request failed: " + msg);
-    std::lock_guard<std::mutex> lock(self->log_mutex_);
-    self->last_error_ = msg;
-    return;
-  }
-  char errstr[512];
-  if (rd_kafka_oauthbearer_set_token(rk, token->value.c_str(), token->expires_at_ms,
-                                     token->principal.c_str(), nullptr, 0, errstr,
-                                     sizeof(errstr)) != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    std::string msg = self->options_.redactor.Scrub(errstr);
-    rd_kafka_oauthbearer_set_token_failure(rk, msg.c_str());
-    self->AddLog("OAUTHBEARER token rejected by librdkafka: " + msg);
-  }
+  std::string failure =
+      RefreshOAuthBearerToken(rk, *self->config_.token_source, self->options_.redactor);
+  if (failure.empty()) return;
+  self->AddLog(failure);
+  std::lock_guard<std::mutex> lock(self->log_mutex_);
+  self->last_error_ = failure;
 }
 
 Result<std::unique_ptr<KafkaSource>> KafkaSource::Open(KafkaSourceOptions options,
@@ -223,29 +212,8 @@ Status KafkaSource::Init() {
   rd_kafka_conf_set_error_cb(conf, &KafkaSource::ErrorCallback);
   if (config_.token_source) {
     rd_kafka_conf_set_oauthbearer_token_refresh_cb(conf, &KafkaSource::TokenRefreshCallback);
-    rd_kafka_conf_enable_sasl_queue(conf, 1);
   }
-  char errstr[512];
-  rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof(errstr));
-  if (rk_ == nullptr) {
-    rd_kafka_conf_destroy(conf);
-    return redactor.Scrub(
-        Status::InvalidArgument(std::string("cannot create the Kafka client: ") + errstr));
-  }
-  if (config_.token_source) {
-    // Serve token refreshes on librdkafka's background thread: weir does not poll the main
-    // queue while it waits for metadata.
-    if (rd_kafka_error_t* error = rd_kafka_sasl_background_callbacks_enable(rk_)) {
-      std::string msg = rd_kafka_error_string(error);
-      rd_kafka_error_destroy(error);
-      // librdkafka refuses when the connection does not use SASL OAUTHBEARER, e.g. Entra ID
-      // credentials next to kafka.security.protocol=PLAINTEXT: a configuration mistake.
-      return redactor.Scrub(Status::InvalidArgument(
-          "OAUTHBEARER client credentials are configured but the connection does not use them (" +
-          msg + "): set kafka.security.protocol to SASL_SSL (or SASL_PLAINTEXT) and "
-          "kafka.sasl.mechanism to OAUTHBEARER, or remove the credentials"));
-    }
-  }
+  WEIR_ASSIGN_OR_RETURN(rk_, NewConsumerClient(conf, "", config_.token_source != nullptr, redactor));
   rd_kafka_poll_set_consumer(rk_);
   queue_ = rd_kafka_queue_get_consumer(rk_);
   return Status::OK();

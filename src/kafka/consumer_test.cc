@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "base/testing.h"
+#include "kafka/testing.h"
 
 namespace weir::kafka {
 namespace {
@@ -28,31 +29,13 @@ struct Produced {
   int64_t timestamp_ms = 0;
 };
 
-class MockCluster {
+// The mock cluster with an asserting CreateTopic.
+class MockCluster : public testing::MockCluster {
  public:
-  explicit MockCluster(int brokers = 1) {
-    rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    char err[256];
-    rd_kafka_conf_set(conf, "log_level", "0", err, sizeof(err));
-    handle_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
-    cluster_ = rd_kafka_mock_cluster_new(handle_, brokers);
-    bootstraps_ = rd_kafka_mock_cluster_bootstraps(cluster_);
-  }
-  ~MockCluster() {
-    rd_kafka_mock_cluster_destroy(cluster_);
-    rd_kafka_destroy(handle_);
-  }
-  rd_kafka_mock_cluster_t* get() { return cluster_; }
-  const std::string& bootstraps() const { return bootstraps_; }
+  explicit MockCluster(int brokers = 1) : testing::MockCluster(brokers) {}
   void CreateTopic(const std::string& topic, int partitions) {
-    ASSERT_EQ(rd_kafka_mock_topic_create(cluster_, topic.c_str(), partitions, 1),
-              RD_KAFKA_RESP_ERR_NO_ERROR);
+    ASSERT_TRUE(testing::MockCluster::CreateTopic(topic, partitions)) << topic;
   }
-
- private:
-  rd_kafka_t* handle_ = nullptr;
-  rd_kafka_mock_cluster_t* cluster_ = nullptr;
-  std::string bootstraps_;
 };
 
 class Producer {
