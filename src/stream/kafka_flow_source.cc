@@ -256,7 +256,9 @@ Result<std::optional<std::string>> KafkaFlowSource::PlanNextInGroup(const Trigge
   kafka::PartitionOffsets end =
       kafka::PlanBatchEnd(start_, latest_, {}, kafka::ReadLimits::FromOptions(options_),
                           trigger_start_ms, &last_trigger_ms_);
-  if (end == start_) return std::optional<std::string>();
+  // A partition the table has no txn for yet gets one with the next batch, data or not: its
+  // starting offset is then the table's, so a new owner cannot pick a later "latest".
+  if (end == start_ && table_progress_.size() == owned.size()) return std::optional<std::string>();
   return std::optional<std::string>(kafka::PartitionOffsetsToJson(end));
 }
 
@@ -312,13 +314,22 @@ std::map<std::string, int64_t> KafkaFlowSource::SinkTxns(const std::string& end_
   auto end = kafka::PartitionOffsetsFromJson(end_json);
   if (!end.ok()) return txns;
   // Only partitions the batch advanced: an idle partition's txn is already at its offset, and
-  // repeating it would read as "this batch is already committed".
+  // repeating it would read as "this batch is already committed". In worker mode also those the
+  // table has no txn for (PlanNextInGroup).
   for (const auto& [tp, offset] : *end) {
-    auto started = start_.find(tp);
-    if (started != start_.end() && started->second == offset) continue;
+    if (!Advanced(tp, offset) && !Unpinned(tp)) continue;
     txns[PartitionAppId(flow_, tp)] = offset;
   }
   return txns;
+}
+
+bool KafkaFlowSource::Advanced(const kafka::TopicPartition& tp, int64_t end) const {
+  auto started = start_.find(tp);
+  return started == start_.end() || started->second != end;
+}
+
+bool KafkaFlowSource::Unpinned(const kafka::TopicPartition& tp) const {
+  return group_ != nullptr && !table_progress_.count(tp);
 }
 
 std::map<std::string, std::optional<int64_t>> KafkaFlowSource::SinkExpectedTxns(
@@ -328,8 +339,7 @@ std::map<std::string, std::optional<int64_t>> KafkaFlowSource::SinkExpectedTxns(
   auto end = kafka::PartitionOffsetsFromJson(end_json);
   if (!end.ok()) return expected;
   for (const auto& [tp, offset] : *end) {
-    auto started = start_.find(tp);
-    if (started != start_.end() && started->second == offset) continue;  // not advanced
+    if (!Advanced(tp, offset) && !Unpinned(tp)) continue;
     auto from_table = table_progress_.find(tp);
     expected[PartitionAppId(flow_, tp)] =
         from_table != table_progress_.end() ? std::optional<int64_t>(from_table->second)

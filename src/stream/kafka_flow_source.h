@@ -69,6 +69,10 @@ class KafkaFlowSource : public FlowSource {
   Status LookUpNewPartitions(const kafka::PartitionOffsets& end);
   // Commits start_ to the weir.commitOffsetsToGroup group (if set; rate limited, best effort).
   void CommitGroupOffsets();
+  // Whether the batch ending at `end` moves partition `tp`.
+  bool Advanced(const kafka::TopicPartition& tp, int64_t end) const;
+  // Worker mode: the table has no txn for `tp` yet (the batch being planned sets one).
+  bool Unpinned(const kafka::TopicPartition& tp) const;
   // Worker mode's PlanNext: the owned partitions from where the table says.
   Result<std::optional<std::string>> PlanNextInGroup(const Trigger& trigger, int64_t trigger_start_ms);
   // Worker mode: where owned partitions without a txn in the table start (startingOffsets, looked

@@ -105,6 +105,74 @@ TEST(WorkerModeTest, ABatchThatLostItsPartitionIsAbandonedAndTheNextStartsFromTh
   EXPECT_TRUE(abandoned);
 }
 
+// Passes rows through.
+class PassThrough : public Transform {
+ public:
+  explicit PassThrough(columnar::Schema schema) : schema_(std::move(schema)) {}
+  const columnar::Schema& output_schema() const override { return schema_; }
+  Result<TransformResult> Apply(const columnar::Batch& input, int64_t) override {
+    TransformResult result;
+    result.rows = input;
+    return result;
+  }
+
+ private:
+  columnar::Schema schema_;
+};
+
+// Polls the table until partition 0's txn is `offset` (30 s at most).
+std::shared_ptr<const delta::Snapshot> WaitForTxn(const std::string& table_path, int64_t offset) {
+  for (int i = 0; i < 300; ++i) {
+    auto loaded = delta::Snapshot::Load(fs::LocalFileSystem::Default(), table_path);
+    if (loaded.ok() && (*loaded)->TxnVersion(kPartitionAppId) == offset) return *loaded;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return nullptr;
+}
+
+// startingOffsets=latest: a worker pins where it started in the table at once, even without new
+// records, so that a later owner of the partition starts there and not at its own "latest".
+TEST(WorkerModeTest, TheStartingOffsetIsPinnedInTheTableBeforeAnyRecordArrives) {
+  kafka::testing::MockCluster cluster;
+  ASSERT_TRUE(cluster.CreateTopic("events", 1));
+  std::vector<std::string> old_values(100, "before the start");
+  ASSERT_TRUE(cluster.Produce("events", 0, old_values));
+  delta::testing::ScratchDir dir;
+  FlowSpec spec;
+  spec.name = kFlow;
+  spec.table_path = dir.Sub("events");
+  spec.checkpoint_dir = dir.Sub("checkpoint");
+  ASSERT_OK_AND_ASSIGN(spec.kafka, kafka::KafkaSourceOptions::Parse(
+                                       {{"kafka.bootstrap.servers", cluster.bootstraps()},
+                                        {"subscribe", "events"},
+                                        {"startingOffsets", "latest"},
+                                        {"kafka.session.timeout.ms", "6000"}}));
+  spec.make_transform = [](const columnar::Schema& input) -> Result<std::shared_ptr<Transform>> {
+    return std::shared_ptr<Transform>(std::make_shared<PassThrough>(input));
+  };
+  QueryOptions options;
+  ASSERT_OK_AND_ASSIGN(options.trigger, Trigger::Parse("processingTime=100ms"));
+  options.workers_group = "workers";
+  ASSERT_OK_AND_ASSIGN(auto query,
+                       StreamingQuery::Open(fs::LocalFileSystem::Default(), spec, options));
+  Status run;
+  std::thread runner([&] { run = query->Run(); });
+  auto pinned = WaitForTxn(spec.table_path, 100);
+  std::shared_ptr<const delta::Snapshot> after;
+  if (pinned) {
+    std::vector<std::string> new_values(10, "after the start");
+    if (cluster.Produce("events", 0, new_values)) after = WaitForTxn(spec.table_path, 110);
+  }
+  query->RequestStop();
+  runner.join();
+  ASSERT_OK(run);
+  ASSERT_NE(pinned, nullptr) << "the starting offset was not pinned";
+  EXPECT_EQ(pinned->num_files(), 0);
+  ASSERT_NE(after, nullptr);
+  ASSERT_OK_AND_ASSIGN(auto rows, delta::testing::SortedRows(after));
+  EXPECT_EQ(rows.size(), 10u);
+}
+
 TEST(WorkerModeTest, StatefulOrTableReadingFlowsAndAvailableNowAreRefused) {
   delta::testing::ScratchDir dir;
   FlowSpec spec;
