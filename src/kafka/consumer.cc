@@ -140,7 +140,15 @@ int64_t KafkaSource::NowMs() const {
 void KafkaSource::AddLog(std::string line) {
   std::lock_guard<std::mutex> lock(log_mutex_);
   log_.push_back(options_.redactor.Scrub(line));
-  while (log_.size() > kMaxLogLines) log_.pop_front();
+  if (log_.size() <= kMaxLogLines) return;
+  // Over the limit: the oldest librdkafka debug line goes first (kafka.debug floods the log), so
+  // errors and warnings — the evidence `weir kafka check` diagnoses from — stay.
+  auto is_debug = [](const std::string& l) {
+    return l.starts_with("librdkafka ") && !l.starts_with("librdkafka error ") &&
+           !l.starts_with("librdkafka warning ");
+  };
+  auto oldest_debug = std::find_if(log_.begin(), log_.end(), is_debug);
+  log_.erase(oldest_debug != log_.end() ? oldest_debug : log_.begin());
 }
 
 void KafkaSource::LogCallback(const rd_kafka_t* rk, int level, const char* facility,
