@@ -250,14 +250,6 @@ std::optional<azure::AzureCredentials> EnvironmentCredentials(const azure::BlobL
   return std::nullopt;
 }
 
-Result<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound("cannot read " + path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 }  // namespace
 
 bool IsRemotePath(const std::string& path) { return azure::IsAzureUrl(path); }
@@ -378,6 +370,14 @@ Result<fs::FileSystem*> FileSystemFor(const std::string& path) {
 Result<fs::FileSystem*> FileSystemFor(const Flags& flags, const std::string& path) {
   WEIR_RETURN_NOT_OK(ConfigureStorageFromFlags(flags));
   return FileSystemFor(path);
+}
+
+Result<std::string> ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound("cannot read " + path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
 }
 
 }  // namespace weir::cli

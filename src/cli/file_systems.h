@@ -50,4 +50,7 @@ Result<azure::AzureCredentials> ResolveAzureCredentials(
     const azure::BlobLocation& location, const std::map<std::string, std::string>& settings,
     const sql::SecretResolver& secrets);
 
+// The whole content of a local file (a pipeline, a secrets file); NotFound naming it.
+Result<std::string> ReadText(const std::string& path);
+
 }  // namespace weir::cli

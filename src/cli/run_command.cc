@@ -14,14 +14,6 @@
 namespace weir::cli {
 namespace {
 
-Result<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound("cannot read " + path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 int RunMain(const Flags& flags) {
   const std::string path = flags.positional()[0];
   auto text = ReadText(path);

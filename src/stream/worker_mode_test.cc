@@ -48,6 +48,35 @@ class RacingTransform : public Transform {
   bool raced_ = false;
 };
 
+// The worker flow of these tests: topic "events" of `cluster` from `starting_offsets` into a table
+// in `dir`, rows through `transform` (given the table path).
+Result<FlowSpec> WorkerFlow(
+    const kafka::testing::MockCluster& cluster, const delta::testing::ScratchDir& dir,
+    const std::string& starting_offsets,
+    std::function<std::shared_ptr<Transform>(const columnar::Schema&, const std::string&)> transform) {
+  FlowSpec spec;
+  spec.name = kFlow;
+  spec.table_path = dir.Sub("events");
+  spec.checkpoint_dir = dir.Sub("checkpoint");
+  WEIR_ASSIGN_OR_RETURN(spec.kafka, kafka::KafkaSourceOptions::Parse(
+                                        {{"kafka.bootstrap.servers", cluster.bootstraps()},
+                                         {"subscribe", "events"},
+                                         {"startingOffsets", starting_offsets},
+                                         {"kafka.session.timeout.ms", "6000"}}));
+  const std::string table_path = spec.table_path;
+  spec.make_transform = [table_path, transform](const columnar::Schema& input)
+      -> Result<std::shared_ptr<Transform>> { return transform(input, table_path); };
+  return spec;
+}
+
+// A worker of group "workers" with a 100 ms processingTime trigger.
+Result<QueryOptions> WorkerOptions() {
+  QueryOptions options;
+  WEIR_ASSIGN_OR_RETURN(options.trigger, Trigger::Parse("processingTime=100ms"));
+  options.workers_group = "workers";
+  return options;
+}
+
 TEST(WorkerModeTest, ABatchThatLostItsPartitionIsAbandonedAndTheNextStartsFromTheTable) {
   kafka::testing::MockCluster cluster;
   ASSERT_TRUE(cluster.CreateTopic("events", 1));
@@ -56,22 +85,13 @@ TEST(WorkerModeTest, ABatchThatLostItsPartitionIsAbandonedAndTheNextStartsFromTh
   ASSERT_TRUE(cluster.Produce("events", 0, values));
 
   delta::testing::ScratchDir dir;
-  FlowSpec spec;
-  spec.name = kFlow;
-  spec.table_path = dir.Sub("events");
-  spec.checkpoint_dir = dir.Sub("checkpoint");
-  ASSERT_OK_AND_ASSIGN(spec.kafka, kafka::KafkaSourceOptions::Parse(
-                                       {{"kafka.bootstrap.servers", cluster.bootstraps()},
-                                        {"subscribe", "events"},
-                                        {"startingOffsets", "earliest"},
-                                        {"kafka.session.timeout.ms", "6000"}}));
+  ASSERT_OK_AND_ASSIGN(FlowSpec spec,
+                       WorkerFlow(cluster, dir, "earliest",
+                                  [](const columnar::Schema& input, const std::string& table) {
+                                    return std::make_shared<RacingTransform>(input, table);
+                                  }));
   const std::string table_path = spec.table_path;
-  spec.make_transform = [table_path](const columnar::Schema& input) -> Result<std::shared_ptr<Transform>> {
-    return std::shared_ptr<Transform>(std::make_shared<RacingTransform>(input, table_path));
-  };
-  QueryOptions options;
-  ASSERT_OK_AND_ASSIGN(options.trigger, Trigger::Parse("processingTime=100ms"));
-  options.workers_group = "workers";
+  ASSERT_OK_AND_ASSIGN(QueryOptions options, WorkerOptions());
   std::mutex mutex;
   std::vector<std::string> lines;
   options.log = [&](const std::string& line) {
@@ -138,21 +158,12 @@ TEST(WorkerModeTest, TheStartingOffsetIsPinnedInTheTableBeforeAnyRecordArrives) 
   std::vector<std::string> old_values(100, "before the start");
   ASSERT_TRUE(cluster.Produce("events", 0, old_values));
   delta::testing::ScratchDir dir;
-  FlowSpec spec;
-  spec.name = kFlow;
-  spec.table_path = dir.Sub("events");
-  spec.checkpoint_dir = dir.Sub("checkpoint");
-  ASSERT_OK_AND_ASSIGN(spec.kafka, kafka::KafkaSourceOptions::Parse(
-                                       {{"kafka.bootstrap.servers", cluster.bootstraps()},
-                                        {"subscribe", "events"},
-                                        {"startingOffsets", "latest"},
-                                        {"kafka.session.timeout.ms", "6000"}}));
-  spec.make_transform = [](const columnar::Schema& input) -> Result<std::shared_ptr<Transform>> {
-    return std::shared_ptr<Transform>(std::make_shared<PassThrough>(input));
-  };
-  QueryOptions options;
-  ASSERT_OK_AND_ASSIGN(options.trigger, Trigger::Parse("processingTime=100ms"));
-  options.workers_group = "workers";
+  ASSERT_OK_AND_ASSIGN(FlowSpec spec,
+                       WorkerFlow(cluster, dir, "latest",
+                                  [](const columnar::Schema& input, const std::string&) {
+                                    return std::make_shared<PassThrough>(input);
+                                  }));
+  ASSERT_OK_AND_ASSIGN(QueryOptions options, WorkerOptions());
   ASSERT_OK_AND_ASSIGN(auto query,
                        StreamingQuery::Open(fs::LocalFileSystem::Default(), spec, options));
   Status run;
