@@ -5,6 +5,7 @@
 #include <cstring>
 #include <variant>
 
+#include "compress/background.h"
 #include "parquet/encoding.h"
 #include "parquet/levels.h"
 
@@ -22,6 +23,9 @@ constexpr size_t kMaxStatBytes = 64;         // longer byte-array min/max are tr
 // Values a column chunk sends through its dictionary before the writer checks that the
 // dictionary pays off (see ColumnWriter::CheckDictionaryPaysOff).
 constexpr int64_t kDictionaryProbeValues = 8192;
+// Data pages of one column being compressed in the background before the writer waits for the
+// oldest (bounds memory to a few uncompressed pages per column).
+constexpr size_t kPagesInFlight = 3;
 
 // The physical form a leaf's values take in the file.
 enum class Physical { kBool, kInt32, kInt64, kFloat, kDouble, kBytes, kDecimalBytes };
@@ -273,7 +277,8 @@ class ParquetWriter::ColumnWriter {
     return Status::OK();
   }
 
-  int64_t BufferedBytes() const { return static_cast<int64_t>(pages_.size()) + OpenPageBytes(); }
+  // Compressed pages (in-flight ones counted at their uncompressed size) plus the open page.
+  int64_t BufferedBytes() const { return pages_bytes_ + OpenPageBytes(); }
 
   // Writes the chunk (dictionary page first) into `out` and describes it in `meta`.
   Status FinishChunk(int64_t chunk_offset, std::string* out, ColumnChunk* meta, LeafStats* stats) {
@@ -283,7 +288,7 @@ class ParquetWriter::ColumnWriter {
     md.path_in_schema = leaf_.path;
     md.codec = ToParquetCodec(options_.codec);
     md.num_values = chunk_entries_;
-    int64_t uncompressed = chunk_uncompressed_;
+    int64_t uncompressed = 0;
     out->clear();
     if (used_dictionary_) {
       std::string plain;
@@ -316,7 +321,12 @@ class ParquetWriter::ColumnWriter {
     }
     md.data_page_offset = chunk_offset + static_cast<int64_t>(out->size());
     if (plain_pages_ > 0) md.encoding_stats.push_back({PageType::kDataPage, Encoding::kPlain, plain_pages_});
-    out->append(pages_);
+    for (size_t i = 0; i < pages_.size(); ++i) {
+      PendingPage& page = pages_[i];
+      WEIR_RETURN_NOT_OK(compress::BackgroundCompressor::Shared().Wait(*page.job));
+      AppendCompressedPage(page, out, &uncompressed);
+      if (i >= pages_done_) Recycle(std::move(page.job->input));
+    }
     md.total_compressed_size = static_cast<int64_t>(out->size());
     md.total_uncompressed_size = uncompressed;
     if (used_dictionary_ || plain_pages_ > 0) md.encodings.push_back(Encoding::kPlain);
@@ -336,8 +346,9 @@ class ParquetWriter::ColumnWriter {
 
     // Reset for the next row group.
     pages_.clear();
+    pages_done_ = 0;
+    pages_bytes_ = 0;
     chunk_entries_ = 0;
-    chunk_uncompressed_ = 0;
     null_count_ = 0;
     dict_pages_ = plain_pages_ = 0;
     used_dictionary_ = false;
@@ -553,9 +564,16 @@ class ParquetWriter::ColumnWriter {
     return Status::OK();
   }
 
+  // A data page whose body is compressed in the background (compress::BackgroundCompressor).
+  struct PendingPage {
+    PageHeader header;  // without its sizes
+    size_t body_size;   // uncompressed
+    std::shared_ptr<compress::BackgroundCompressor::Job> job;
+  };
+
+  // Compresses `body` here and appends its header and the compressed bytes (the dictionary page).
   Status AppendPage(const PageHeader& base, std::string_view body, std::string* out,
                     int64_t* uncompressed_total) {
-    PageHeader header = base;
     compressed_.clear();
     if (options_.codec == compress::Codec::kUncompressed) {
       compressed_.assign(body);
@@ -563,13 +581,65 @@ class ParquetWriter::ColumnWriter {
       WEIR_RETURN_NOT_OK(
           compress::Compress(options_.codec, options_.compression_level, body, &compressed_));
     }
-    header.uncompressed_page_size = static_cast<int32_t>(body.size());
-    header.compressed_page_size = static_cast<int32_t>(compressed_.size());
+    AppendWithSizes(base, body.size(), compressed_, out, uncompressed_total);
+    return Status::OK();
+  }
+
+  // Appends a finished background page: its header with the sizes, then its compressed bytes.
+  void AppendCompressedPage(const PendingPage& page, std::string* out, int64_t* uncompressed_total) {
+    AppendWithSizes(page.header, page.body_size, page.job->output, out, uncompressed_total);
+  }
+
+  static void AppendWithSizes(const PageHeader& base, size_t body_size, std::string_view compressed,
+                              std::string* out, int64_t* uncompressed_total) {
+    PageHeader header = base;
+    header.uncompressed_page_size = static_cast<int32_t>(body_size);
+    header.compressed_page_size = static_cast<int32_t>(compressed.size());
     size_t before = out->size();
     Serialize(header, out);
-    *uncompressed_total += static_cast<int64_t>(out->size() - before + body.size());
-    out->append(compressed_);
+    *uncompressed_total += static_cast<int64_t>(out->size() - before + body_size);
+    out->append(compressed);
+  }
+
+  // Hands the page held in `*buffer` from `begin` on to the background compressor (or, without
+  // a codec, takes it as is); `*buffer` becomes an empty spare buffer. Waits for the column's
+  // oldest page once kPagesInFlight are in flight.
+  Status SubmitPage(const PageHeader& header, std::string* buffer, size_t begin) {
+    auto job = std::make_shared<compress::BackgroundCompressor::Job>();
+    job->codec = options_.codec;
+    job->level = options_.compression_level;
+    job->input = std::move(*buffer);
+    job->begin = begin;
+    *buffer = TakeSpare();
+    const auto body_size = static_cast<int64_t>(job->body().size());
+    if (options_.codec == compress::Codec::kUncompressed) {
+      job->output.assign(job->body());
+      job->done = true;  // never submitted: Wait() returns at once
+    } else {
+      compress::BackgroundCompressor::Shared().Submit(job);
+    }
+    pages_.push_back(PendingPage{header, static_cast<size_t>(body_size), std::move(job)});
+    pages_bytes_ += body_size;
+    while (pages_.size() - pages_done_ > kPagesInFlight) {
+      const PendingPage& oldest = pages_[pages_done_++];
+      WEIR_RETURN_NOT_OK(compress::BackgroundCompressor::Shared().Wait(*oldest.job));
+      pages_bytes_ += static_cast<int64_t>(oldest.job->output.size()) -
+                      static_cast<int64_t>(oldest.body_size);
+      Recycle(std::move(oldest.job->input));
+    }
     return Status::OK();
+  }
+
+  std::string TakeSpare() {
+    if (spare_.empty()) return std::string();
+    std::string s = std::move(spare_.back());
+    spare_.pop_back();
+    return s;
+  }
+  void Recycle(std::string buffer) {
+    if (spare_.size() >= kPagesInFlight + 1) return;
+    buffer.clear();
+    spare_.push_back(std::move(buffer));
   }
 
   Status FlushPage() {
@@ -585,24 +655,9 @@ class ParquetWriter::ColumnWriter {
       encoder.Put(indices_.data(), static_cast<int64_t>(indices_.size()));
       encoder.Flush(&body_);
     }
-    std::string_view page = body_;
     if (!bools_.empty()) {
       EncodePlainBoolean(bools_.data(), static_cast<int64_t>(bools_.size()), &plain_);
       bools_.clear();
-    }
-    if (!dictionary_page) {
-      // Levels then PLAIN values: the levels go into the gap reserved in front of the values
-      // when they fit (no copy of the values), else both are copied into body_.
-      const size_t levels = body_.size();
-      const size_t values = plain_.size() - kLevelsGap;
-      if (levels <= kLevelsGap) {
-        char* start = plain_.data() + (kLevelsGap - levels);
-        if (levels > 0) std::memcpy(start, body_.data(), levels);
-        page = std::string_view(start, levels + values);
-      } else {
-        body_.append(plain_, kLevelsGap, values);
-        page = body_;
-      }
     }
     PageHeader header;
     header.type = PageType::kDataPage;
@@ -610,7 +665,21 @@ class ParquetWriter::ColumnWriter {
     dp.num_values = static_cast<int32_t>(page_entries_);
     dp.encoding = dictionary_page ? Encoding::kRleDictionary : Encoding::kPlain;
     header.data_page_header = dp;
-    WEIR_RETURN_NOT_OK(AppendPage(header, page, &pages_, &chunk_uncompressed_));
+    if (dictionary_page) {
+      WEIR_RETURN_NOT_OK(SubmitPage(header, &body_, 0));
+    } else {
+      // Levels then PLAIN values: the levels go into the gap reserved in front of the values
+      // when they fit (no copy of the values), else both are copied into body_.
+      const size_t levels = body_.size();
+      const size_t values = plain_.size() - kLevelsGap;
+      if (levels <= kLevelsGap) {
+        if (levels > 0) std::memcpy(plain_.data() + (kLevelsGap - levels), body_.data(), levels);
+        WEIR_RETURN_NOT_OK(SubmitPage(header, &plain_, kLevelsGap - levels));
+      } else {
+        body_.append(plain_, kLevelsGap, values);
+        WEIR_RETURN_NOT_OK(SubmitPage(header, &body_, 0));
+      }
+    }
     if (dictionary_page) {
       ++dict_pages_;
       used_dictionary_ = true;
@@ -650,10 +719,13 @@ class ParquetWriter::ColumnWriter {
   static constexpr size_t kLevelsGap = 64;
   std::string plain_;
   int64_t page_entries_ = 0;
-  // Chunk.
-  std::string pages_;
+  // Chunk: its data pages in order; the first pages_done_ are compressed. pages_bytes_ counts
+  // those at their compressed size and the rest at their uncompressed size.
+  std::vector<PendingPage> pages_;
+  size_t pages_done_ = 0;
+  int64_t pages_bytes_ = 0;
+  std::vector<std::string> spare_;  // page buffers to reuse
   int64_t chunk_entries_ = 0;
-  int64_t chunk_uncompressed_ = 0;
   int64_t null_count_ = 0;
   int32_t dict_pages_ = 0, plain_pages_ = 0;
   std::vector<uint8_t> bools_;  // the open page's BOOLEAN values, one byte each

@@ -4,8 +4,11 @@
 // PLAIN once the dictionary passes `dictionary_bytes_limit` or, after a first probe of the chunk's
 // values, when it takes as many bytes as PLAIN would (mostly distinct values); a codec per file;
 // column chunk statistics (min/max in the column's sort order, null_count); footer with
-// created_by "weir version X" and key/value metadata. Memory: one row group's compressed pages
-// plus the open pages of each column, so bounded by `row_group_bytes`. Not thread-safe.
+// created_by "weir version X" and key/value metadata. Data pages are compressed on the shared
+// background thread (compress::BackgroundCompressor) while the next ones are encoded; the bytes
+// written are the same as compressing in place. Memory: one row group's compressed pages, up to
+// three uncompressed pages per column in flight and the open pages of each column, so bounded by
+// `row_group_bytes`. Not thread-safe.
 #pragma once
 
 #include <memory>
