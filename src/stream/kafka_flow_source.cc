@@ -144,10 +144,18 @@ Result<std::optional<std::string>> KafkaFlowSource::PlanNext(const Trigger& trig
   const kafka::ReadLimits limits = trigger.kind == Trigger::Kind::kOnce
                                        ? kafka::ReadLimits{.all_available = true}
                                        : kafka::ReadLimits::FromOptions(options_);
-  WEIR_ASSIGN_OR_RETURN(std::set<kafka::TopicPartition> partitions, source_->ListPartitions());
-  WEIR_ASSIGN_OR_RETURN(latest_, source_->LatestOffsets(partitions, start_));
-  new_partition_earliest_.clear();
-  WEIR_RETURN_NOT_OK(LookUpNewPartitions(latest_));
+  const bool capped = trigger.kind == Trigger::Kind::kAvailableNow && available_now_cap_;
+  if (capped) {
+    // Spark's availableNow reads up to the offsets it took at the start and asks the broker for
+    // nothing more (an offsets request queued behind a fetch waiting at the end of the data costs
+    // up to fetch.wait.max.ms per batch). New partitions wait for the next run, as in Spark.
+    latest_ = *available_now_cap_;
+  } else {
+    WEIR_ASSIGN_OR_RETURN(std::set<kafka::TopicPartition> partitions, source_->ListPartitions());
+    WEIR_ASSIGN_OR_RETURN(latest_, source_->LatestOffsets(partitions, start_));
+    new_partition_earliest_.clear();
+    WEIR_RETURN_NOT_OK(LookUpNewPartitions(latest_));
+  }
   if (trigger.kind == Trigger::Kind::kAvailableNow && !available_now_cap_) {
     available_now_cap_ = latest_;  // taken once, at the start
     backlog_ = 0;
