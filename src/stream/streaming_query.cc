@@ -19,6 +19,12 @@ namespace weir::stream {
 
 namespace {
 
+// One chunk of a batch as the reading thread hands it over: transformed, not yet deduplicated.
+struct Chunk {
+  int64_t input_rows = 0;
+  TransformResult out;
+};
+
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -323,8 +329,6 @@ class StreamingQuery::Impl {
           " (" + spec_.name + ": its Delta commit is already in the table)");
       input_rows = source_->PlannedRows();
     } else {
-      // Fetching (and laying records out as columns) runs a chunk ahead of transforming and
-      // encoding, on its own thread.
       if (spec_.drop_duplicates && dedup_version_ != batch_id - 1) {
         // The state as of the previous batch (a re-run sees exactly what the first run saw). The
         // store stays open from batch to batch; it is reopened after a failure or a skipped batch.
@@ -335,9 +339,25 @@ class StreamingQuery::Impl {
         dedup_version_ = batch_id - 1;
       }
       Deduplicate* dedup = dedup_.get();
-      WEIR_ASSIGN_OR_RETURN(BatchPrefetcher::Producer producer,
-                            source_->Read(options_.chunk_records));
-      BatchPrefetcher prefetcher(std::move(producer), source_->prefetch_depth());
+      // Reading (fetching records, laying them out as columns) and the transform run a few
+      // chunks ahead of dedup and encoding, on their own thread; the transform is only ever
+      // applied there, one chunk at a time.
+      WEIR_ASSIGN_OR_RETURN(BatchPrefetcher::Producer read, source_->Read(options_.chunk_records));
+      Prefetcher<Chunk> prefetcher(
+          [read = std::move(read), transform = transform_.get(),
+           batch_timestamp_ms]() -> Result<std::optional<Chunk>> {
+            WEIR_ASSIGN_OR_RETURN(std::optional<columnar::Batch> input, read());
+            if (!input) return std::optional<Chunk>();
+            Chunk chunk;
+            chunk.input_rows = input->num_rows();
+            if (transform == nullptr) {
+              chunk.out.rows = std::move(*input);
+            } else {
+              WEIR_ASSIGN_OR_RETURN(chunk.out, transform->Apply(*input, batch_timestamp_ms));
+            }
+            return std::optional<Chunk>(std::move(chunk));
+          },
+          source_->prefetch_depth());
       auto fail = [&](Status st) {
         prefetcher.Stop();
         source_->FinishRead();
@@ -356,20 +376,12 @@ class StreamingQuery::Impl {
         auto next = prefetcher.Next();
         if (!next.ok()) return fail(next.status());
         if (!*next) break;
-        const columnar::Batch& input = **next;
-        input_rows += input.num_rows();
+        input_rows += (*next)->input_rows;
         if (options_.on_backfill && backfill_total_ > 0) {
-          backfill_done_ += input.num_rows();
+          backfill_done_ += (*next)->input_rows;
           options_.on_backfill(BackfillStatus{spec_.name, backfill_done_, backfill_total_});
         }
-        if (!transform_) {
-          output_rows += input.num_rows();
-          Status st = sink_->Write(input);
-          if (!st.ok()) return fail(st);
-          continue;
-        }
-        auto out = transform_->Apply(input, batch_timestamp_ms);
-        if (!out.ok()) return fail(out.status());
+        TransformResult* out = &(*next)->out;
         if (tracker_ && out->event_time) {
           Status observed = tracker_->Observe(0, *out->event_time);
           if (!observed.ok()) return fail(observed);
