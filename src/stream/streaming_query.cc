@@ -14,6 +14,7 @@
 #include "stream/prefetcher.h"
 #include "stream/table_sink.h"
 #include "stream/watermark.h"
+#include "stream/write_behind.h"
 
 namespace weir::stream {
 
@@ -358,8 +359,11 @@ class StreamingQuery::Impl {
             return std::optional<Chunk>(std::move(chunk));
           },
           source_->prefetch_depth());
+      // Encoding the rows into the tables' files runs behind dedup, on a third thread.
+      WriteBehind writes(/*depth=*/2);
       auto fail = [&](Status st) {
         prefetcher.Stop();
+        writes.Stop();
         source_->FinishRead();
         if (dedup_) {
           dedup_.reset();  // its uncommitted updates are dropped; reopened by the next batch
@@ -397,11 +401,16 @@ class StreamingQuery::Impl {
           }
         }
         output_rows += out->rows.num_rows();
-        Status st = sink_->Write(out->rows);
-        if (st.ok() && quarantine_sink_ && !quarantine_done)
-          st = quarantine_sink_->Write(out->quarantined);
+        const bool quarantine = quarantine_sink_ && !quarantine_done;
+        Status st = writes.Submit([this, rows = std::move(out->rows),
+                                   quarantined = std::move(out->quarantined), quarantine] {
+          Status written = sink_->Write(rows);
+          if (written.ok() && quarantine) written = quarantine_sink_->Write(quarantined);
+          return written;
+        });
         if (!st.ok()) return fail(st);
       }
+      if (Status st = writes.Flush(); !st.ok()) return fail(st);
       prefetcher.Stop();
       source_->FinishRead();
       if (dedup) {
