@@ -17,6 +17,7 @@
 #pragma GCC diagnostic pop
 
 #include "kafka/client_conf.h"
+#include "kafka/fetch_waker.h"
 #include "kafka/oauth.h"
 #include "kafka/rdkafka_errors.h"
 
@@ -123,12 +124,18 @@ KafkaSource::KafkaSource(KafkaSourceOptions options, KafkaSourceConfig config)
     : options_(std::move(options)), config_(std::move(config)) {}
 
 KafkaSource::~KafkaSource() {
+  waker_.reset();  // before the client it uses
   for (auto& [tp, slot] : assignment_) DropCarry(&slot);
   if (queue_ != nullptr) rd_kafka_queue_destroy(queue_);
   if (rk_ != nullptr) {
     rd_kafka_consumer_close(rk_);
     rd_kafka_destroy(rk_);
   }
+}
+
+FetchWaker& KafkaSource::Waker() {
+  if (!waker_) waker_ = std::make_unique<FetchWaker>(rk_);
+  return *waker_;
 }
 
 int64_t KafkaSource::NowMs() const {
@@ -224,6 +231,13 @@ Status KafkaSource::Init() {
   WEIR_ASSIGN_OR_RETURN(rk_, NewConsumerClient(conf, "", config_.token_source != nullptr, redactor));
   rd_kafka_poll_set_consumer(rk_);
   queue_ = rd_kafka_queue_get_consumer(rk_);
+  // Wake the fetchers once the queue is half as long as the length at which they stop.
+  char value[32];
+  size_t size = sizeof(value);
+  if (rd_kafka_conf_get(rd_kafka_conf(rk_), "queued.min.messages", value, &size) ==
+      RD_KAFKA_CONF_OK) {
+    wake_below_ = std::max<int64_t>(1, std::atoll(value) / 2);
+  }
   return Status::OK();
 }
 
@@ -541,8 +555,8 @@ namespace {
 // Records of a partition held back between reads before its fetching is paused.
 constexpr size_t kMaxCarryRecords = 10000;
 constexpr size_t kMaxCarryBytes = 4 << 20;
-// While a read waits for records, how often it wakes librdkafka's fetcher (RangeReader::Next).
-constexpr int64_t kNudgeIntervalMs = 40;
+// How often at most a read wakes librdkafka's fetchers (RangeReader::WakeFetchers).
+constexpr int64_t kWakeIntervalMs = 20;
 }  // namespace
 
 RangeReader::RangeReader(KafkaSource* source, std::vector<PartitionState> partitions)
@@ -808,6 +822,26 @@ Status RangeReader::Offer(rd_kafka_message_t* m, RecordBatch* batch) {
   return Accept(state, m, batch);
 }
 
+// librdkafka 2.0.2's broker threads stop fetching while the consumer queue holds
+// queued.min.messages records, and may sleep up to a second before they fetch a newly assigned or
+// resumed partition: when the queue runs low (or no record came) while ranges are unfinished, the
+// brokers leading them are woken (kafka/fetch_waker.h; without it they fetched one at a time,
+// bronze's encoding thread waiting a third of each batch).
+void RangeReader::WakeFetchers(bool starved) {
+  const int64_t now_ms = source_->NowMs();
+  if (now_ms - last_wake_ms_ < kWakeIntervalMs) return;
+  if (!starved &&
+      static_cast<int64_t>(rd_kafka_queue_length(source_->queue_)) >= source_->wake_below_) {
+    return;
+  }
+  last_wake_ms_ = now_ms;
+  std::vector<TopicPartition> unfinished;
+  for (const auto& s : partitions_) {
+    if (!s.done && !(s.slot != nullptr && s.slot->paused)) unfinished.push_back(s.tp);
+  }
+  source_->Waker().Wake(std::move(unfinished));
+}
+
 Result<RecordBatch> RangeReader::Next(size_t max_records) {
   RecordBatch batch;
   if (max_records == 0) max_records = 1;
@@ -868,16 +902,7 @@ Result<RecordBatch> RangeReader::Next(size_t max_records) {
           break;
         }
       }
-      const int64_t now_ms = source_->NowMs();
-      if (now_ms - last_nudge_ms_ >= kNudgeIntervalMs) {
-        // librdkafka 2.0.2's broker thread may sleep up to a second before it fetches a newly
-        // assigned or resumed partition; any request to the broker wakes it. At most every
-        // kNudgeIntervalMs while no record arrives (bench/e2e: bronze 5.3 -> 3.2 s wall).
-        last_nudge_ms_ = now_ms;
-        int64_t low = -1, high = -1;
-        rd_kafka_query_watermark_offsets(source_->rk_, stuck->tp.topic.c_str(),
-                                         stuck->tp.partition, &low, &high, 1000);
-      }
+      WakeFetchers(/*starved=*/true);
       if (source_->NowMs() - last_progress_ms_ > poll_timeout_ms) {
         std::string last = source_->LastClientError();
         std::string hw = stuck->high_watermark_seen >= 0
@@ -895,6 +920,7 @@ Result<RecordBatch> RangeReader::Next(size_t max_records) {
       }
       continue;
     }
+    WakeFetchers(/*starved=*/false);
     Status failure;
     const size_t before = batch.size();
     for (ssize_t i = 0; i < n; ++i) {

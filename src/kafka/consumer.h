@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "kafka/fetch_waker.h"
 #include "kafka/offsets.h"
 #include "kafka/options.h"
 #include "kafka/planner.h"
@@ -140,13 +141,15 @@ class RangeReader {
   Status HandleGap(PartitionState* state, int64_t offset, bool* take_record);
   Status HandleOutOfRange(PartitionState* state);
   Status Skip(PartitionState* state, int64_t to, const std::string& detail);
+  // Wakes the brokers of unfinished ranges when the fetch queue runs low or `starved`.
+  void WakeFetchers(bool starved);
 
   KafkaSource* source_;
   std::vector<PartitionState> partitions_;
   size_t pending_ = 0;
   ReadStats stats_;
   int64_t last_progress_ms_ = 0;
-  int64_t last_nudge_ms_ = 0;  // when Next() last woke the fetcher with a broker request
+  int64_t last_wake_ms_ = 0;  // when WakeFetchers() last woke the brokers
   std::vector<rd_kafka_message_t*> scratch_;
 };
 
@@ -226,6 +229,7 @@ class KafkaSource : public OffsetLookup {
   int64_t NowMs() const;
 
   AssignedPartition* FindAssigned(const rd_kafka_message_t* m);
+  FetchWaker& Waker();  // created on first use
   // Assigns every partition in assignment_ at its resume offset (carry end, else handed).
   Status Reassign();
   void Pause(AssignedPartition* slot);
@@ -241,6 +245,8 @@ class KafkaSource : public OffsetLookup {
   bool reader_active_ = false;
   std::map<TopicPartition, AssignedPartition> assignment_;
   AssignedPartition* last_found_ = nullptr;
+  int64_t wake_below_ = 50000;  // queue length under which readers wake the fetchers
+  std::unique_ptr<FetchWaker> waker_;
 
   std::mutex log_mutex_;
   std::deque<std::string> log_;  // GUARDED_BY(log_mutex_)
