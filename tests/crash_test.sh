@@ -18,13 +18,13 @@ SELECT CAST(key AS STRING) AS partition_key, CAST(value AS STRING) AS raw_value,
        partition AS eh_partition, offset AS eh_offset, timestamp AS enqueued_time,
        current_timestamp() AS ingested_at
 FROM STREAM read_kafka(bootstrapServers => '${bootstrap}', subscribe => 'orders',
-                       startingOffsets => 'earliest', maxOffsetsPerTrigger => '3000')
+                       startingOffsets => 'earliest', maxOffsetsPerTrigger => '1000')
 SQL
 RUN=("$WEIR" run "$work/bronze.sql" --lakehouse "$lake" --trigger availableNow --set bootstrap="$BOOTSTRAP")
 run() { "${RUN[@]}"; }
 produced=0
 produce() {  # produce COUNT SEED
-  "$WEIR" produce --bootstrap "$BOOTSTRAP" --topic orders --count "$1" --seed "$2" --compression lz4 \
+  "$WEIR" produce --bootstrap "$BOOTSTRAP" --topic orders --count "$1" --seed "$2" --compression zstd \
     --duplicates 0.05 > /dev/null 2>&1 || { echo "FAIL: produce"; exit 1; }
   produced=$((produced + $1))
 }
