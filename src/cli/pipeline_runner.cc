@@ -203,6 +203,7 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
     for (size_t i = 0; i < queries.size(); ++i) {
       threads.emplace_back([&, i] {
         results[i] = queries[i]->Run();
+        queries[i]->Close();
         mark_finished(i);
         if (!results[i].ok()) {
           for (auto& q : queries) q->RequestStop();
@@ -214,6 +215,7 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
     // availableNow / once: flows in the file's order (upstream tables first).
     for (size_t i = 0; i < queries.size() && !g_stop.load(); ++i) {
       results[i] = queries[i]->Run();
+      queries[i]->Close();  // the next flow starts without this one's client, buffers and state
       mark_finished(i);
       if (!results[i].ok()) break;
     }

@@ -175,7 +175,15 @@ class StreamingQuery::Impl {
   }
 
   const std::string& id() const { return checkpoint_->query_id(); }
-  std::string next_offsets() const { return source_->StartJson(); }
+  // After the last run: frees the source (its Kafka client and fetched records), the tables and
+  // the state store.
+  void Close() {
+    dedup_.reset();
+    dedup_version_ = -2;
+    quarantine_sink_.reset();
+    sink_.reset();
+    source_.reset();
+  }
 
   Status Run(std::atomic<bool>* stop, int64_t* batches_run, int64_t* rows_written) {
     stop_ = stop;
@@ -546,13 +554,18 @@ Result<std::unique_ptr<StreamingQuery>> StreamingQuery::Open(fs::FileSystem* fs,
 }
 
 Status StreamingQuery::Run() {
+  if (closed_) return Status::InvalidArgument("the query of " + id() + " is closed");
   Status st = impl_->Run(&stop_, &batches_run_, &rows_written_);
   malloc_trim(0);  // the next flow of the pipeline starts from what this one left
   return st;
 }
 
-const std::string& StreamingQuery::id() const { return impl_->id(); }
+void StreamingQuery::Close() {
+  closed_ = true;
+  impl_->Close();
+  malloc_trim(0);
+}
 
-std::string StreamingQuery::next_offsets_json() const { return impl_->next_offsets(); }
+const std::string& StreamingQuery::id() const { return impl_->id(); }
 
 }  // namespace weir::stream

@@ -129,12 +129,14 @@ class StreamingQuery {
   // batches or inside one leaves no partial commit: the batch is re-run on restart.
   Status Run();
   void RequestStop() { stop_.store(true); }
+  // Frees what the query holds (the source's client and fetched records, the tables, the state
+  // store) once it will not run again: availableNow's next flow starts without them. Run() fails
+  // afterwards; id(), batches_run() and rows_written() stay.
+  void Close();
 
   const std::string& id() const;
   int64_t batches_run() const { return batches_run_; }
   int64_t rows_written() const { return rows_written_; }
-  // Offsets the next batch starts from.
-  std::string next_offsets_json() const;
 
  private:
   class Impl;
@@ -143,6 +145,7 @@ class StreamingQuery {
   std::atomic<bool> stop_{false};
   int64_t batches_run_ = 0;
   int64_t rows_written_ = 0;
+  bool closed_ = false;
 };
 
 }  // namespace weir::stream
