@@ -282,6 +282,7 @@ bool ReadStringToken(std::string_view token, std::string* scratch, std::string_v
     *borrowed = false;
   }
   const char* next = close + 1;
+  if (next < limit && (*next == ',' || *next == '}')) return true;  // the common case
   while (next < limit && IsJsonSpace(*next)) ++next;
   return next < limit && (*next == ',' || *next == '}' || *next == ']');
 }
@@ -786,7 +787,7 @@ struct ColumnBuilder {
   TypeId id = TypeId::kString;
   int width = 0;
   int64_t size = 0;
-  std::vector<uint8_t> validity;  // empty until the first NULL (then one byte per entry)
+  std::vector<int64_t> nulls;  // the entries that are NULL, ascending (validity built at Finish)
   std::vector<uint8_t> fixed;
   std::vector<std::string_view> strings;
   std::vector<int32_t> offsets;  // list and map: size + 1 entries
@@ -802,8 +803,10 @@ struct ColumnBuilder {
   std::vector<uint32_t> seen;               // == generation: the field is set in this entry
   uint32_t generation = 0;
   std::unordered_map<std::string_view, int> lookup;  // for structs with many fields
-  int corrupt_slot = -1;                             // the root's corrupt-record field
-  Int128 max_unscaled = 0;                           // decimals: 10^precision - 1
+  // Structs without `lookup`: bit s of [n] is set when field s has a plain name of n bytes.
+  std::array<uint8_t, 32> plain_slots_by_length{};
+  int corrupt_slot = -1;    // the root's corrupt-record field
+  Int128 max_unscaled = 0;  // decimals: 10^precision - 1
 };
 
 // The first reason a record is bad (conversion failures; syntax errors are SyntaxError).
@@ -830,6 +833,9 @@ class FromJsonConverter {
         if (root.names[s] == options.corrupt_column) {
           root.corrupt_slot = static_cast<int>(s);
           root.plain[s] = 0;
+          if (root.names[s].size() < root.plain_slots_by_length.size() && s < 8) {
+            root.plain_slots_by_length[root.names[s].size()] &= static_cast<uint8_t>(~(1u << s));
+          }
           auto it = root.lookup.find(root.names[s]);
           if (it != root.lookup.end() && it->second == static_cast<int>(s)) root.lookup.erase(it);
         }
@@ -940,6 +946,12 @@ class FromJsonConverter {
         for (size_t s = 0; s < b.names.size(); ++s) {
           b.lookup.emplace(b.names[s], static_cast<int>(s));  // the first of equal names wins
         }
+      } else {
+        for (size_t s = 0; s < b.names.size(); ++s) {
+          if (b.plain[s] && b.names[s].size() < b.plain_slots_by_length.size()) {
+            b.plain_slots_by_length[b.names[s].size()] |= static_cast<uint8_t>(1u << s);
+          }
+        }
       }
     } else if (type->id() == TypeId::kList) {
       children.push_back(AddNode(type->element().type, path + "[]"));
@@ -978,8 +990,7 @@ class FromJsonConverter {
     } else {
       b.offsets.push_back(b.offsets.back());
     }
-    if (b.validity.empty()) b.validity.assign(static_cast<size_t>(b.size), 1);
-    b.validity.push_back(0);
+    b.nulls.push_back(b.size);
     ++b.size;
   }
 
@@ -989,7 +1000,6 @@ class FromJsonConverter {
     size_t at = b.fixed.size();
     b.fixed.resize(at + sizeof(T));
     std::memcpy(b.fixed.data() + at, &v, sizeof(T));
-    if (!b.validity.empty()) b.validity.push_back(1);
     ++b.size;
   }
 
@@ -997,7 +1007,6 @@ class FromJsonConverter {
   void AppendString(int index, std::string_view s) {
     ColumnBuilder& b = nodes_[index];
     b.strings.push_back(s);
-    if (!b.validity.empty()) b.validity.push_back(1);
     ++b.size;
   }
 
@@ -1017,7 +1026,6 @@ class FromJsonConverter {
     if (b.id == TypeId::kList || b.id == TypeId::kMap) {
       b.offsets.push_back(static_cast<int32_t>(nodes_[b.children[0]].size));
     }
-    if (!b.validity.empty()) b.validity.push_back(1);
     ++b.size;
   }
 
@@ -1027,7 +1035,7 @@ class FromJsonConverter {
     ColumnBuilder& b = nodes_[index];
     if (b.size > n) {
       b.size = n;
-      if (!b.validity.empty()) b.validity.resize(n);
+      while (!b.nulls.empty() && b.nulls.back() >= n) b.nulls.pop_back();
       if (b.width > 0) {
         b.fixed.resize(n * b.width);
       } else if (b.type->is_binary_like()) {
@@ -1060,7 +1068,11 @@ class FromJsonConverter {
   Column Finish(int index, const Column& input) {
     ColumnBuilder& b = nodes_[index];
     Column c(b.type);
-    c.validity_buffer() = std::move(b.validity);
+    if (!b.nulls.empty()) {
+      std::vector<uint8_t> validity(static_cast<size_t>(b.size), 1);
+      for (int64_t i : b.nulls) validity[static_cast<size_t>(i)] = 0;
+      c.validity_buffer() = std::move(validity);
+    }
     c.fixed_buffer() = std::move(b.fixed);
     c.string_buffer() = std::move(b.strings);
     if (!b.offsets.empty()) c.offsets_buffer() = std::move(b.offsets);
@@ -1410,12 +1422,42 @@ class FromJsonConverter {
   }
 
   // The struct field a key names: the field after the previous one is tried first, on the raw
-  // key bytes; otherwise the key is decoded and looked up (case-sensitively, as Spark's
-  // StructType.getFieldIndex). -1 for an unknown key, -2 for an invalid one.
+  // key bytes; otherwise the key is looked up (case-sensitively, as Spark's
+  // StructType.getFieldIndex), as its raw bytes when it has no escapes, else decoded. -1 for an
+  // unknown key, -2 for an invalid one.
   int FindSlot(ColumnBuilder& b, const char* raw, size_t* expected) {
     size_t n = b.names.size();
     if (*expected < n && b.plain[*expected] && KeyIs(b, *expected, raw)) {
       return static_cast<int>((*expected)++);
+    }
+    // A key without escapes is its own bytes: compared where it lies, nothing decoded. (Only
+    // plain names can equal it: a name with '"' or '\\' is written with escapes.)
+    const char* close = FindQuoteOrBackslash(raw, reader_.end());
+    if (close < reader_.text_end() && *close == '"') {
+      std::string_view key(raw, static_cast<size_t>(close - raw));
+      int slot = -1;
+      if (!b.lookup.empty()) {
+        auto it = b.lookup.find(key);
+        if (it != b.lookup.end()) slot = it->second;
+      } else if (key.size() < b.plain_slots_by_length.size()) {
+        // The fields whose names have the key's length, first to last (the first equal wins).
+        for (unsigned m = b.plain_slots_by_length[key.size()]; m != 0; m &= m - 1) {
+          auto s = static_cast<size_t>(__builtin_ctz(m));
+          if (KeyIs(b, s, raw)) {
+            slot = static_cast<int>(s);
+            break;
+          }
+        }
+      } else {
+        for (size_t s = 0; s < n; ++s) {
+          if (b.plain[s] && b.names[s].size() == key.size() && KeyIs(b, s, raw)) {
+            slot = static_cast<int>(s);
+            break;
+          }
+        }
+      }
+      if (slot >= 0) *expected = static_cast<size_t>(slot) + 1;
+      return slot;
     }
     std::string_view key;
     if (!validator_.ReadKey(raw, &key_scratch_, &key)) return -2;
@@ -1451,6 +1493,21 @@ class FromJsonConverter {
       int slot = FindSlot(b, reinterpret_cast<const char*>(field.key().raw()), &expected);
       if (slot == -2) return MalformedFromValidator();
       if (slot < 0) {
+        // An unknown key's value is only checked. A string (the common case) is checked here, as
+        // JsonValidator::Skip would, without its dispatch; a failed get_raw_json_string consumes
+        // nothing.
+        od::raw_json_string raw;
+        if (depth < kMaxJsonDepth &&
+            field.value().get_raw_json_string().get(raw) == simdjson::SUCCESS) {
+          const char* p = reinterpret_cast<const char*>(raw.raw());
+          std::string_view text;
+          bool borrowed;
+          if (!ReadRawString(p, reader_.text_end(), reader_.end(), &string_scratch_, &text,
+                             &borrowed)) {
+            return Malformed("invalid string", p - 1);
+          }
+          continue;
+        }
         if (!validator_.Skip(field.value(), depth + 1)) return MalformedFromValidator();
         continue;
       }
@@ -1469,7 +1526,6 @@ class FromJsonConverter {
           }
           ColumnBuilder& c = nodes_[child];
           c.strings.push_back(borrowed && !rewritten_input_ ? InInput(text) : arena_->Copy(text));
-          if (!c.validity.empty()) c.validity.push_back(1);
           ++c.size;
           continue;
         }

@@ -224,6 +224,43 @@ TEST(FromJsonTest, MatchesFieldsCaseSensitivelyAndKeepsTheLastDuplicate) {
   EXPECT_EQ(FromJsonOne(R"({"c": 3, "b": 2, "a": 1})", "a INT, b INT, c INT"), "{1, 2, 3}");
 }
 
+// Keys are matched on their raw bytes when they have no escapes (by length, then bytes), decoded
+// otherwise; values of unknown keys are still checked as Jackson tokenizes them.
+TEST(FromJsonTest, MatchesKeysByTheirBytesAndChecksSkippedValues) {
+  constexpr std::string_view kDdl = "event_id STRING, order_id STRING, amount INT";
+  // Unknown keys of a field name's length, a prefix, an extension, and a key whose escapes
+  // decode to a field name.
+  EXPECT_EQ(FromJsonOne(R"({"currency": "x", "event_id": "e1", "event_i": "y", "event_idx": "z",)"
+                        R"( "order\u005fid": "o1", "amount": 3})",
+                        kDdl),
+            "{e1, o1, 3}");
+  // Keys out of schema order, unknown ones between, and a repeated one (the last wins).
+  EXPECT_EQ(FromJsonOne(R"({"amount": 1, "sku": "s", "order_id": "o", "qty": 4, )"
+                        R"("event_id": "e", "amount": 2})",
+                        kDdl),
+            "{e, o, 2}");
+  // Names longer than 15 bytes and than 31 bytes.
+  EXPECT_EQ(FromJsonOne(R"({"customer_identifier": "c", "x": 1,)"
+                        R"( "a_field_name_of_more_than_32_bytes": 7, "customer_identifiers": 0})",
+                        "customer_identifier STRING, a_field_name_of_more_than_32_bytes INT"),
+            "{c, 7}");
+  // A key of the corrupt-record column's name is an unknown key.
+  EXPECT_EQ(FromJsonOne(R"({"_corrupt_record": "x", "a": 1})", "a INT, _corrupt_record STRING"),
+            "{1, null}");
+  // Skipped string values with escapes are fine; invalid ones make the record malformed.
+  EXPECT_EQ(FromJsonOne(R"({"note": "a\"b\\c\u00e9", "amount": 5})", kDdl), "{null, null, 5}");
+  Evaluated e = FromJson({R"({"note": "a\qb", "amount": 5})", R"({"note": "ab"cd, "amount": 5})",
+                          R"({"no\qte": "ab", "amount": 5})", R"({"note": "ab" , "amount": 5})"},
+                         kDdl);
+  EXPECT_EQ(e.rows, (std::vector<std::string>{"{null, null, null}", "{null, null, null}",
+                                              "{null, null, null}", "{null, null, 5}"}));
+  EXPECT_TRUE(e.context.malformed.IsMarked(0));
+  EXPECT_EQ(e.context.malformed.Reason(0), "malformed JSON: invalid string at byte 9");
+  EXPECT_TRUE(e.context.malformed.IsMarked(1));
+  EXPECT_TRUE(e.context.malformed.IsMarked(2));
+  EXPECT_FALSE(e.context.malformed.IsMarked(3));
+}
+
 TEST(FromJsonTest, MalformedJsonGivesAStructOfNullsAndMarksTheRow) {
   Evaluated e = FromJson({R"({"a": 1})", "not json", R"({"a": 1, "b": )", R"({"a" 1})",
                           R"({"a": 1, "junk": [1 2]})", R"({"a": 01})", "[", "]"},

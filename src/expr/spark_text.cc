@@ -158,6 +158,74 @@ void AppendJavaLayout(std::string_view sci, std::string* out) {
   out->append(std::to_string(exponent));
 }
 
+// The digits of s[at, at + count) as a number; false when one is not a digit.
+bool FixedDigits(std::string_view s, size_t at, size_t count, int64_t* out) {
+  int64_t v = 0;
+  for (size_t i = at; i < at + count; ++i) {
+    auto d = static_cast<unsigned>(static_cast<unsigned char>(s[i])) - unsigned{'0'};
+    if (d > 9) return false;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return true;
+}
+
+bool IsLeapYear(int64_t y) { return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0); }
+
+int64_t DaysInMonth(int64_t year, int64_t month) {
+  static constexpr int8_t kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return month == 2 && IsLeapYear(year) ? 29 : kDays[month - 1];
+}
+
+// The layout producers write, yyyy-MM-dd[T ]HH:mm:ss[.fraction] with 1-9 fraction digits and
+// no zone, 'Z' or +hh:mm / -hh:mm, read at fixed positions. True with *micros set when `s` is a
+// valid timestamp in that layout: then ParseSparkTimestamp's general reading gives the same
+// value. False for anything else (the general reading decides, invalid values included).
+bool ParseIsoTimestamp(std::string_view s, bool ignore_zone, int64_t* micros) {
+  if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') ||
+      s[13] != ':' || s[16] != ':') {
+    return false;
+  }
+  int64_t year, month, day, hour, minute, second;
+  if (!FixedDigits(s, 0, 4, &year) || !FixedDigits(s, 5, 2, &month) ||
+      !FixedDigits(s, 8, 2, &day) || !FixedDigits(s, 11, 2, &hour) ||
+      !FixedDigits(s, 14, 2, &minute) || !FixedDigits(s, 17, 2, &second)) {
+    return false;
+  }
+  if (month < 1 || month > 12 || day < 1 || day > DaysInMonth(year, month) || hour > 23 ||
+      minute > 59 || second > 59) {
+    return false;
+  }
+  size_t pos = 19;
+  int64_t fraction = 0;
+  if (pos < s.size() && s[pos] == '.') {
+    size_t start = ++pos;
+    while (pos < s.size() && IsDigit(s[pos])) {
+      if (pos - start < 6) fraction = fraction * 10 + (s[pos] - '0');
+      ++pos;
+    }
+    size_t digits = pos - start;
+    if (digits == 0 || digits > 9) return false;
+    for (size_t i = digits; i < 6; ++i) fraction *= 10;
+  }
+  std::string_view zone = s.substr(pos);
+  int64_t offset_seconds = 0;
+  if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && zone[3] == ':') {
+    int64_t h, m;
+    if (!FixedDigits(zone, 1, 2, &h) || !FixedDigits(zone, 4, 2, &m) || h > 18 || m > 59) {
+      return false;
+    }
+    offset_seconds = (zone[0] == '-' ? -1 : 1) * (h * 3600 + m * 60);
+  } else if (!zone.empty() && zone != "Z") {
+    return false;
+  }
+  int64_t days =
+      columnar::DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+  *micros = days * kMicrosPerDay + ((hour * 60 + minute) * 60 + second) * kMicrosPerSecond +
+            fraction - (ignore_zone ? 0 : offset_seconds * kMicrosPerSecond);
+  return true;
+}
+
 }  // namespace
 
 std::string_view TrimSparkWhitespace(std::string_view s) {
@@ -277,42 +345,50 @@ std::optional<int32_t> ParseSparkDate(std::string_view s) {
 }
 
 std::optional<int64_t> ParseSparkTimestamp(std::string_view s, bool ignore_zone) {
+  int64_t micros;
+  if (ParseIsoTimestamp(s, ignore_zone, &micros)) return micros;
   s = TrimSparkWhitespace(s);
   size_t pos = 0;
   int32_t days;
   if (!ParseDatePart(s, &pos, &days)) return std::nullopt;
-  int64_t micros = static_cast<int64_t>(days) * kMicrosPerDay;
-  if (pos == s.size()) return micros;
-  if (s[pos] != ' ' && s[pos] != 'T') return std::nullopt;
-  ++pos;
-  if (pos == s.size()) return micros;  // "2026-06-08T"
-  int64_t hour = 0, minute = 0, second = 0, fraction = 0;
-  if (!ReadNumber(s, &pos, 1, 2, &hour)) return std::nullopt;
-  if (pos >= s.size() || s[pos] != ':') return std::nullopt;
-  ++pos;
-  if (!ReadNumber(s, &pos, 1, 2, &minute)) return std::nullopt;
-  if (pos < s.size() && s[pos] == ':') {
+  int64_t seconds = static_cast<int64_t>(days) * 86400;
+  int64_t hour = 0, minute = 0, second = 0, fraction = 0, offset = 0;
+  if (pos < s.size()) {
+    if (s[pos] != ' ' && s[pos] != 'T') return std::nullopt;
     ++pos;
-    if (!ReadNumber(s, &pos, 1, 2, &second)) return std::nullopt;
-    if (pos < s.size() && s[pos] == '.') {
-      ++pos;
-      int n = 0;
-      while (pos < s.size() && IsDigit(s[pos])) {
-        if (n < 6) fraction = fraction * 10 + (s[pos] - '0');
-        ++n;
-        ++pos;
-      }
-      if (n > 9) return std::nullopt;
-      for (int i = std::min(n, 6); i < 6; ++i) fraction *= 10;
-    }
   }
-  if (hour > 23 || minute > 59 || second > 59) return std::nullopt;
-  micros += ((hour * 60 + minute) * 60 + second) * kMicrosPerSecond + fraction;
-  std::string_view zone = s.substr(pos);
-  if (!zone.empty() && zone[0] == ' ') zone.remove_prefix(1);
-  int64_t offset = 0;
-  if (!ParseZone(zone, &offset)) return std::nullopt;
-  if (!ignore_zone) micros -= offset * kMicrosPerSecond;
+  if (pos < s.size()) {  // not "2026-06-08T"
+    if (!ReadNumber(s, &pos, 1, 2, &hour)) return std::nullopt;
+    if (pos >= s.size() || s[pos] != ':') return std::nullopt;
+    ++pos;
+    if (!ReadNumber(s, &pos, 1, 2, &minute)) return std::nullopt;
+    if (pos < s.size() && s[pos] == ':') {
+      ++pos;
+      if (!ReadNumber(s, &pos, 1, 2, &second)) return std::nullopt;
+      if (pos < s.size() && s[pos] == '.') {
+        ++pos;
+        int n = 0;
+        while (pos < s.size() && IsDigit(s[pos])) {
+          if (n < 6) fraction = fraction * 10 + (s[pos] - '0');
+          ++n;
+          ++pos;
+        }
+        if (n > 9) return std::nullopt;
+        for (int i = std::min(n, 6); i < 6; ++i) fraction *= 10;
+      }
+    }
+    if (hour > 23 || minute > 59 || second > 59) return std::nullopt;
+    std::string_view zone = s.substr(pos);
+    if (!zone.empty() && zone[0] == ' ') zone.remove_prefix(1);
+    if (!ParseZone(zone, &offset)) return std::nullopt;
+  }
+  seconds += (hour * 60 + minute) * 60 + second - (ignore_zone ? 0 : offset);
+  // Past the microseconds a long holds (years beyond about 294,000): NULL, as Spark's
+  // Math.multiplyExact / addExact of the instant's seconds and micros fail.
+  if (__builtin_mul_overflow(seconds, kMicrosPerSecond, &micros) ||
+      __builtin_add_overflow(micros, fraction, &micros)) {
+    return std::nullopt;
+  }
   return micros;
 }
 

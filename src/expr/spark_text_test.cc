@@ -110,7 +110,8 @@ TEST(SparkTextTest, DatesAndTimestamps) {
   EXPECT_EQ(ParseSparkTimestamp("2026-06-08T04:00:00-0500"), t);
   EXPECT_EQ(ParseSparkTimestamp("2026-06-08 09:00:00 UTC"), t);
   EXPECT_EQ(ParseSparkTimestamp("2026-06-08T11:00:00GMT+02:00"), t);
-  EXPECT_EQ(ParseSparkTimestamp("2026-06-08T11:00:00+02:00", /*ignore_zone=*/true), t + 7200000000LL);
+  EXPECT_EQ(ParseSparkTimestamp("2026-06-08T11:00:00+02:00", /*ignore_zone=*/true),
+            t + 7200000000LL);
   EXPECT_EQ(ParseSparkTimestamp("2026-06-08 09:00:00.000001"), t + 1);
   EXPECT_EQ(ParseSparkTimestamp("2026-06-08 09:00:00.1234569"), t + 123456);
   EXPECT_EQ(ParseSparkTimestamp("2026-06-08 09:00:00.1234567890"), std::nullopt);
@@ -122,6 +123,55 @@ TEST(SparkTextTest, DatesAndTimestamps) {
   EXPECT_EQ(Timestamp(t + 500000), "2026-06-08 09:00:00.5");
   EXPECT_EQ(Timestamp(t + 123456), "2026-06-08 09:00:00.123456");
   EXPECT_EQ(Timestamp(-1), "1969-12-31 23:59:59.999999");
+}
+
+// ISO-8601 text in the layout producers write is read at fixed positions; a leading space sends
+// the same text through the general reading, which must agree on every value and every NULL.
+TEST(SparkTextTest, FixedLayoutTimestampsReadAsTheGeneralGrammarDoes) {
+  int64_t t = 1780909200LL * 1000000;  // 2026-06-08 09:00:00 UTC
+  EXPECT_EQ(ParseSparkTimestamp("2026-06-08T09:00:00.014Z"), t + 14000);
+  EXPECT_EQ(ParseSparkTimestamp("2026-06-08T10:30:00.5+01:30"), t + 500000);
+  EXPECT_EQ(ParseSparkTimestamp("2026-06-08T04:00:00.000000001-05:00"), t);
+  EXPECT_EQ(ParseSparkTimestamp("2026-06-08 10:30:00+01:30", /*ignore_zone=*/true),
+            t + 5400000000LL);
+  EXPECT_EQ(ParseSparkTimestamp("2024-02-29T00:00:00Z"), 19782LL * 86400 * 1000000);
+  // Past the microseconds an int64 holds: NULL (Spark's Math.multiplyExact fails), not a wrap.
+  EXPECT_NE(ParseSparkTimestamp("290000-01-01"), std::nullopt);
+  EXPECT_NE(ParseSparkTimestamp("-290000-01-01T00:00:00"), std::nullopt);
+  EXPECT_EQ(ParseSparkTimestamp("300000-01-01"), std::nullopt);
+  EXPECT_EQ(ParseSparkTimestamp("-300000-01-01 00:00:00Z"), std::nullopt);
+  EXPECT_EQ(ParseSparkTimestamp("+294247-01-10T04:00:54.775807Z"),
+            std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(ParseSparkTimestamp("+294247-01-10T04:00:54.775808Z"), std::nullopt);
+  EXPECT_EQ(ParseSparkTimestamp("+294247-01-10T05:00:54.775807+01:00"),
+            std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(ParseSparkTimestamp("+294247-01-10T03:00:54.775808-01:00"), std::nullopt);
+  for (const char* text : {
+           "2026-06-08T09:00:00Z",          "2026-06-08 09:00:00",
+           "2026-06-08T09:00:00.014Z",      "2026-06-08T09:00:00.1234567Z",
+           "2026-06-08T09:00:00.123456789", "2026-06-08T09:00:00.1234567890Z",
+           "2026-06-08T09:00:00.Z",         "2026-06-08T09:00:00+05:30",
+           "2026-06-08T09:00:00-18:00",     "2026-06-08T09:00:00+19:00",
+           "2026-06-08T09:00:00+05:60",     "2026-06-08T09:00:00+0530",
+           "2026-06-08T09:00:00 Z",         "2026-06-08T09:00:00z",
+           "2026-06-08T09:00:00UTC",        "2026-06-08T09:00:00Zx",
+           "2026-06-08T09:00:001",          "2026-06-08T24:00:00Z",
+           "2026-06-08T23:60:00Z",          "2026-06-08T23:59:60Z",
+           "2026-02-29T09:00:00Z",          "2024-02-29T09:00:00Z",
+           "1900-02-29T09:00:00Z",          "2000-02-29T09:00:00Z",
+           "2026-04-31T09:00:00Z",          "2026-12-31T23:59:59.999999Z",
+           "2026-13-01T09:00:00Z",          "2026-00-01T09:00:00Z",
+           "2026-06-00T09:00:00Z",          "0000-01-01T00:00:00Z",
+           "2026-06-08X09:00:00Z",          "2026-06-08T09-00:00Z",
+           "2026-06-08T09:00-00Z",          "2026-6-08T09:00:00Z",
+           "2026-06-08T9:00:00.5Z",         "20260-06-08T09:00:00Z",
+           "2026-06-08T09:00:00.5+01:3a",   "2026-06-08T0a:00:00Z",
+       }) {
+    SCOPED_TRACE(text);
+    std::string general = std::string(" ") + text;
+    EXPECT_EQ(ParseSparkTimestamp(text), ParseSparkTimestamp(general));
+    EXPECT_EQ(ParseSparkTimestamp(text, true), ParseSparkTimestamp(general, true));
+  }
 }
 
 }  // namespace
