@@ -1,5 +1,6 @@
 #include "stream/deduplicate.h"
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -293,49 +294,81 @@ Result<std::vector<int32_t>> Deduplicate::Process(const columnar::Batch& input,
   const int64_t rows = input.num_rows();
   std::vector<int32_t> keep;
   keep.reserve(static_cast<size_t>(rows));
+  // Rows go in blocks. First every row of a block is encoded and fingerprinted, and the table
+  // slots it will touch (fingerprint set, pending updates) are prefetched; then the rows are
+  // judged in order, by which time those slots are in the cache: the block's cache misses
+  // overlap instead of following one another.
+  // String key values are views into the source's buffers, often far apart: the next block's
+  // are prefetched while this block is encoded.
+  std::vector<const Column*> string_keys;
+  for (int c : options_.key_columns) {
+    const TypeId type = input.columns[c].type_id();
+    if (type == TypeId::kString || type == TypeId::kBinary) string_keys.push_back(&input.columns[c]);
+  }
   std::string value;
-  for (int64_t row = 0; row < rows; ++row) {
-    const bool time_null = event_time == nullptr || event_time->IsNull(row);
-    // A NULL reads as 0 where Spark takes the long out of the row (expiresAt); it is never late
-    // (NULL <= watermark is not true).
-    const int64_t time = event_time == nullptr || time_null ? 0 : event_time->Value<int64_t>(row);
-    if (!time_null && time <= late_micros) {
-      ++rows_dropped_by_watermark_;
-      continue;
-    }
-    key_.clear();
-    EncodeKey(input, row, options_.key_columns, &key_);
-    // Most keys are new: their fingerprint is absent and the store is not asked.
-    const uint64_t fingerprint = fingerprints_.Fingerprint(key_);
-    if (fingerprints_.MayContain(fingerprint)) {
-      WEIR_ASSIGN_OR_RETURN(bool present, store_->Contains(key_));
-      if (present) {
-        ++duplicates_dropped_;
+  for (int64_t begin = 0; begin < rows; begin += kBlockRows) {
+    const int64_t end = std::min(rows, begin + kBlockRows);
+    block_.clear();
+    block_keys_.clear();
+    for (int64_t row = begin; row < end; ++row) {
+      if (row + kBlockRows < rows) {
+        for (const Column* column : string_keys) {
+          if (!column->IsNull(row + kBlockRows)) {
+            __builtin_prefetch(column->StringAt(row + kBlockRows).data());
+          }
+        }
+      }
+      const bool time_null = event_time == nullptr || event_time->IsNull(row);
+      // A NULL reads as 0 where Spark takes the long out of the row (expiresAt); it is never late
+      // (NULL <= watermark is not true).
+      const int64_t time = time_null ? 0 : event_time->Value<int64_t>(row);
+      if (!time_null && time <= late_micros) {
+        ++rows_dropped_by_watermark_;
         continue;
       }
+      BlockRow r;
+      r.row = static_cast<int32_t>(row);
+      if (within) {
+        r.evict_at = SaturatingAdd(time, delay_micros);
+        r.indexed = true;
+      } else if (event_time_key_position_ >= 0 && !time_null) {
+        r.evict_at = time;
+        r.indexed = true;
+      }
+      // time(evict_at) + key: the index entry's key, whose suffix is the row's key.
+      r.begin = block_keys_.size();
+      AppendOrderedTime(r.evict_at, &block_keys_);
+      EncodeKey(input, row, options_.key_columns, &block_keys_);
+      r.end = block_keys_.size();
+      const std::string_view index_key(block_keys_.data() + r.begin, r.end - r.begin);
+      const std::string_view key = index_key.substr(kTimeBytes);
+      r.fingerprint = fingerprints_.Fingerprint(key);
+      fingerprints_.Prefetch(r.fingerprint);
+      store_->Prefetch(key, StateStore::Keyspace::kRows);  // index entries are only appended
+      block_.push_back(r);
     }
-    value.clear();
-    int64_t evict_at = 0;
-    bool indexed = false;
-    if (within) {
-      evict_at = SaturatingAdd(time, delay_micros);
-      AppendFixed(evict_at, &value);
-      indexed = true;
-    } else if (event_time_key_position_ >= 0 && !time_null) {
-      evict_at = time;
-      indexed = true;
+    for (const BlockRow& r : block_) {
+      const std::string_view index_key(block_keys_.data() + r.begin, r.end - r.begin);
+      const std::string_view key = index_key.substr(kTimeBytes);
+      // Most keys are new: their fingerprint is absent and the store is not asked.
+      if (fingerprints_.MayContain(r.fingerprint)) {
+        WEIR_ASSIGN_OR_RETURN(bool present, store_->Contains(key));
+        if (present) {
+          ++duplicates_dropped_;
+          continue;
+        }
+      }
+      value.clear();
+      if (within) AppendFixed(r.evict_at, &value);
+      WEIR_RETURN_NOT_OK(
+          store_->Put(key, value, StateStore::Keyspace::kRows, /*known_absent=*/true));
+      if (r.indexed) {
+        WEIR_RETURN_NOT_OK(store_->Put(index_key, {}, StateStore::Keyspace::kIndex));
+      }
+      fingerprints_.Insert(r.fingerprint);
+      ++rows_updated_;
+      keep.push_back(r.row);
     }
-    WEIR_RETURN_NOT_OK(
-        store_->Put(key_, value, StateStore::Keyspace::kRows, /*known_absent=*/true));
-    if (indexed) {
-      index_key_.clear();
-      AppendOrderedTime(evict_at, &index_key_);
-      index_key_.append(key_);
-      WEIR_RETURN_NOT_OK(store_->Put(index_key_, {}, StateStore::Keyspace::kIndex));
-    }
-    fingerprints_.Insert(fingerprint);
-    ++rows_updated_;
-    keep.push_back(static_cast<int32_t>(row));
   }
   updates_time_ns_ += NanosSince(start);
   return keep;

@@ -118,8 +118,20 @@ class Deduplicate {
   int64_t duplicates_dropped_ = 0;
   int64_t updates_time_ns_ = 0;
   int64_t removals_time_ns_ = 0;
-  std::string key_;  // reused buffers
-  std::string index_key_;
+  // Process's block of rows (reused buffers): a row's bytes in block_keys_ are its index key,
+  // time(evict_at) + key encoding (docs/state-format.md), the key encoding after kTimeBytes.
+  struct BlockRow {
+    int32_t row = 0;
+    bool indexed = false;  // the row gets an index entry
+    int64_t evict_at = 0;
+    uint64_t fingerprint = 0;
+    size_t begin = 0;  // in block_keys_
+    size_t end = 0;
+  };
+  static constexpr int64_t kBlockRows = 64;
+  static constexpr size_t kTimeBytes = 8;
+  std::vector<BlockRow> block_;
+  std::string block_keys_;
 };
 
 // The key encoding of row `row` over `columns` (docs/state-format.md "Deduplication state"),

@@ -8,6 +8,8 @@
 #include <ctime>
 #include <filesystem>
 #include <limits>
+#include <map>
+#include <random>
 
 #include "base/testing.h"
 #include "fs/local_file_system.h"
@@ -555,6 +557,86 @@ TEST_F(DeduplicateTest, MultiColumnKeysOfSeveralTypes) {
   EXPECT_EQ(op->progress().num_rows_total, 9);
 }
 
+// ---- Against a model
+
+// Random batches with duplicates (within a block of rows, across blocks and across batches), late
+// rows and NULL event times, against a model of Spark's semantics. Process works on blocks of
+// rows, prefetching before judging them; the store's pending updates are written out often
+// (small pending_bytes: as write batches, or as ingested files) while blocks are in flight.
+Batch Rows(const Batch& batch, int64_t offset, int64_t length) {
+  Batch part(batch.schema);
+  for (size_t c = 0; c < batch.columns.size(); ++c) {
+    part.columns[c] = batch.columns[c].Slice(offset, length);
+  }
+  return part;
+}
+
+class DeduplicateModelTest : public DeduplicateTest,
+                             public ::testing::WithParamInterface<std::tuple<bool, size_t>> {};
+
+TEST_P(DeduplicateModelTest, RandomBatchesMatchAModel) {
+  const auto [within, pending_bytes] = GetParam();
+  DeduplicateOptions options;
+  options.mode = within ? DeduplicateMode::kWithinWatermark : DeduplicateMode::kDropDuplicates;
+  options.key_columns = within ? std::vector<int>{0} : std::vector<int>{0, 1};
+  options.event_time_column = 1;
+  options.delay_ms = 5 * kSecondMs;
+  options.store.pending_bytes = pending_bytes;
+  ASSERT_OK_AND_ASSIGN(auto op, OpenAt(-1, Ddl("id STRING, ts TIMESTAMP"), options));
+  std::mt19937_64 random(within ? 11 : 12);
+  // key -> eviction time (micros; dropDuplicates: the event time, or none for a NULL one).
+  std::map<std::pair<std::string, std::optional<int64_t>>, std::optional<int64_t>> model;
+  int64_t previous_watermark_ms = 0;
+  for (int64_t batch = 0; batch < 4; ++batch) {
+    const int64_t watermark_ms = (batch + 1) * 10 * kSecondMs;
+    std::vector<Event> events;
+    std::vector<int32_t> expected;
+    const int rows = 15000 + static_cast<int>(random() % 100);
+    for (int row = 0; row < rows; ++row) {
+      Event e;
+      e.id = "id-" + std::to_string(random() % 20000);
+      // Whole seconds (dropDuplicates keys include the time: equal times make duplicates).
+      if (random() % 100 != 0) e.ts = batch * 10 + static_cast<int64_t>(random() % 30) - 10;
+      events.push_back(e);
+      const std::optional<int64_t> micros =
+          e.ts ? std::optional<int64_t>(*e.ts * kSecondUs) : std::nullopt;
+      if (micros && *micros <= previous_watermark_ms * 1000) continue;  // late
+      auto key = std::make_pair(*e.id, within ? std::nullopt : micros);
+      if (model.count(key) > 0) continue;  // duplicate
+      model[key] = within ? std::optional<int64_t>(micros.value_or(0) + options.delay_ms * 1000)
+                          : micros;
+      expected.push_back(row);
+    }
+    Batch b = Events(events);
+    // Two calls per batch (Process may get a batch in parts).
+    const int64_t half = rows / 2;
+    ASSERT_OK_AND_ASSIGN(auto first, op->Process(Rows(b, 0, half), previous_watermark_ms));
+    ASSERT_OK_AND_ASSIGN(auto second,
+                         op->Process(Rows(b, half, rows - half), previous_watermark_ms));
+    std::vector<int32_t> kept = first;
+    for (int32_t r : second) kept.push_back(static_cast<int32_t>(r + half));
+    ASSERT_EQ(kept, expected) << "batch " << batch;
+    ASSERT_OK(op->EvictExpired(watermark_ms));
+    ASSERT_OK(op->Commit(batch));
+    for (auto it = model.begin(); it != model.end();) {
+      if (it->second && *it->second <= watermark_ms * 1000) {
+        it = model.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    ASSERT_EQ(op->progress().num_rows_total, static_cast<int64_t>(model.size()))
+        << "batch " << batch;
+    previous_watermark_ms = watermark_ms;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Modes, DeduplicateModelTest,
+    ::testing::Combine(::testing::Bool(),
+                       // Write batches of a few KB; ingested files (256 KiB and up).
+                       ::testing::Values(size_t{4} << 10, size_t{300} << 10)));
+
 // ---- Restart, crash, schema change
 
 TEST_F(DeduplicateTest, ReRunOfAnUncommittedBatchGivesTheSameResult) {
@@ -631,7 +713,11 @@ TEST_F(DeduplicateTest, KeysSurviveAReopen) {
   {
     ASSERT_OK_AND_ASSIGN(auto op, OpenAt(-1, Ddl("id STRING, ts TIMESTAMP"), options));
     std::vector<Event> events;
-    for (int i = 0; i < 5000; ++i) events.push_back({"k" + std::to_string(i), 1});
+    for (int i = 0; i < 5000; ++i) {
+      std::string id(1, 'k');
+      id.append(std::to_string(i));
+      events.push_back({id, 1});
+    }
     ASSERT_OK(op->Process(Events(events), 0).status());
     ASSERT_OK(op->Commit(0));
   }

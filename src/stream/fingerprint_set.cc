@@ -1,7 +1,11 @@
 #include "stream/fingerprint_set.h"
 
+#include <sys/mman.h>
+
 #include <bit>
+#include <cstdint>
 #include <cstring>
+#include <new>
 #include <random>
 
 namespace weir::stream {
@@ -9,6 +13,7 @@ namespace weir::stream {
 namespace {
 
 constexpr size_t kInitialSlots = 1024;
+constexpr size_t kHugePage = size_t{2} << 20;
 
 uint64_t Load64(const char* p) {
   uint64_t v;
@@ -28,6 +33,33 @@ constexpr uint64_t kP2 = 0x8ebc6af09c88c6e3ull;
 constexpr uint64_t kP3 = 0x589965cc75374cc3ull;
 
 }  // namespace
+
+void* AllocateHugePages(size_t bytes) {
+  if (bytes < kHugePage) return ::operator new(bytes);
+  const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  // Maps one huge page more than needed, then unmaps the unaligned head and the rest of the tail.
+  void* mapped = mmap(nullptr, rounded + kHugePage, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) throw std::bad_alloc();
+  const uintptr_t start = reinterpret_cast<uintptr_t>(mapped);
+  const uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
+  const uintptr_t end = start + rounded + kHugePage;
+  if (aligned > start) munmap(mapped, aligned - start);
+  if (end > aligned + rounded) {
+    munmap(reinterpret_cast<void*>(aligned + rounded), end - aligned - rounded);
+  }
+  // Only a hint: without transparent huge pages ("never") the table works on small pages.
+  madvise(reinterpret_cast<void*>(aligned), rounded, MADV_HUGEPAGE);
+  return reinterpret_cast<void*>(aligned);
+}
+
+void FreeHugePages(void* memory, size_t bytes) {
+  if (bytes < kHugePage) {
+    ::operator delete(memory);
+    return;
+  }
+  munmap(memory, (bytes + kHugePage - 1) / kHugePage * kHugePage);
+}
 
 FingerprintSet::FingerprintSet() {
   std::random_device random;
@@ -50,8 +82,14 @@ uint64_t FingerprintSet::Fingerprint(std::string_view key) const {
     n -= 8;
   }
   if (n > 0) {
+    // The last n bytes as a little-endian word, zero-filled (a memcpy into a zeroed word, without
+    // a call for a variable length).
     uint64_t tail = 0;
-    std::memcpy(&tail, p, n);
+    if (key.size() >= 8) {
+      tail = Load64(key.data() + key.size() - 8) >> (8 * (8 - n));
+    } else {
+      for (size_t j = 0; j < n; ++j) tail |= uint64_t{static_cast<unsigned char>(p[j])} << (8 * j);
+    }
     h = Mix(tail ^ kP3, h ^ kP0);
   }
   h = Mix(h ^ kP2, kP1 ^ seed_);
@@ -105,17 +143,30 @@ void FingerprintSet::Clear() {
 }
 
 void FingerprintSet::Grow() {
-  std::vector<uint64_t> old;
+  std::vector<uint64_t, HugePageAllocator<uint64_t>> old;
   old.swap(slots_);
   slots_.assign(old.size() * 2, 0);
   --shift_;
   const size_t mask = slots_.size() - 1;
-  for (uint64_t f : old) {
-    if (f == 0) continue;
+  // The old table is read in order; the slot of the fingerprint kAhead entries further on is
+  // prefetched, so the new table's random writes overlap instead of waiting one by one.
+  constexpr size_t kAhead = 16;
+  uint64_t ahead[kAhead];  // a ring of the last kAhead fingerprints read, not yet placed
+  size_t count = 0;        // fingerprints read
+  auto place = [&](uint64_t f) {
     size_t i = SlotOf(f);
     while (slots_[i] != 0) i = (i + 1) & mask;
     slots_[i] = f;
+  };
+  for (uint64_t f : old) {
+    if (f == 0) continue;
+    __builtin_prefetch(&slots_[SlotOf(f)]);
+    uint64_t& entry = ahead[count % kAhead];
+    if (count >= kAhead) place(entry);
+    entry = f;
+    ++count;
   }
+  for (size_t j = count > kAhead ? count - kAhead : 0; j < count; ++j) place(ahead[j % kAhead]);
 }
 
 }  // namespace weir::stream

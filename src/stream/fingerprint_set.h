@@ -6,11 +6,31 @@
 // collisions cost a lookup, never a wrong answer. Not thread-safe.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
 namespace weir::stream {
+
+// Memory for large tables read at random (this set's, UpdateBuffer's): blocks of 2 MiB and more
+// are mapped on 2 MiB boundaries and marked for transparent huge pages (madvise), so random reads
+// across tens of megabytes rarely miss the TLB; smaller ones come from operator new. Throws
+// std::bad_alloc like operator new. FreeHugePages takes the size given to AllocateHugePages.
+void* AllocateHugePages(size_t bytes);
+void FreeHugePages(void* memory, size_t bytes);
+
+// A std::vector allocator over AllocateHugePages.
+template <typename T>
+struct HugePageAllocator {
+  using value_type = T;
+  HugePageAllocator() = default;
+  template <typename U>
+  HugePageAllocator(const HugePageAllocator<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(AllocateHugePages(n * sizeof(T))); }
+  void deallocate(T* p, size_t n) { FreeHugePages(p, n * sizeof(T)); }
+  friend bool operator==(const HugePageAllocator&, const HugePageAllocator&) { return true; }
+};
 
 class FingerprintSet {
  public:
@@ -20,6 +40,9 @@ class FingerprintSet {
   uint64_t Fingerprint(std::string_view key) const;
 
   bool MayContain(uint64_t fingerprint) const;
+  // A hint that `fingerprint` is about to be looked up or inserted: starts loading its slot into
+  // the cache. No effect on the contents.
+  void Prefetch(uint64_t fingerprint) const { __builtin_prefetch(&slots_[SlotOf(fingerprint)]); }
   // Adds one occurrence (equal fingerprints of different keys are kept apart).
   void Insert(uint64_t fingerprint);
   // Removes one occurrence; false if there was none.
@@ -36,7 +59,7 @@ class FingerprintSet {
 
   static constexpr uint64_t kSpread = 0x9e3779b97f4a7c15ull;
   uint64_t seed_ = 0;
-  std::vector<uint64_t> slots_;  // 0: empty
+  std::vector<uint64_t, HugePageAllocator<uint64_t>> slots_;  // 0: empty
   int shift_ = 0;                // 64 - log2(slots_.size())
   int64_t size_ = 0;
 };

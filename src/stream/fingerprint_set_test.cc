@@ -2,6 +2,7 @@
 
 #include <map>
 #include <random>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -35,6 +36,29 @@ TEST(FingerprintSetTest, KeepsEqualFingerprintsApart) {
   EXPECT_EQ(set.size(), 0);
 }
 
+// A key's fingerprint depends on its bytes only (not on the bytes around it in memory), and on
+// each of them, whatever its length (whole 16- and 8-byte words and a tail of up to 7 bytes).
+TEST(FingerprintSetTest, FingerprintsOfEveryLengthSeeOnlyTheKeysBytes) {
+  FingerprintSet set;
+  std::mt19937_64 random(5);
+  for (size_t length = 0; length <= 40; ++length) {
+    std::string key(length, 'k');
+    for (char& c : key) c = static_cast<char>(random());
+    const uint64_t alone = set.Fingerprint(key);
+    for (int trial = 0; trial < 4; ++trial) {
+      std::string around(length + 32, static_cast<char>(random()));
+      const size_t at = random() % 17;
+      around.replace(at, length, key);
+      ASSERT_EQ(set.Fingerprint(std::string_view(around).substr(at, length)), alone) << length;
+    }
+    for (size_t i = 0; i < length; ++i) {
+      std::string changed = key;
+      changed[i] = static_cast<char>(changed[i] ^ 0x01);
+      ASSERT_NE(set.Fingerprint(changed), alone) << "length " << length << " byte " << i;
+    }
+  }
+}
+
 // Random inserts and erasures (many fingerprints sharing slots, growth included) against a model.
 TEST(FingerprintSetTest, MatchesAMultisetModel) {
   FingerprintSet set;
@@ -43,6 +67,7 @@ TEST(FingerprintSetTest, MatchesAMultisetModel) {
   for (int step = 0; step < 200000; ++step) {
     // Few distinct values with low bits alike: long probe runs that wrap around the table.
     uint64_t f = (random() % 3000 + 1) << (random() % 2 == 0 ? 0 : 40);
+    set.Prefetch(f);  // a hint only
     if (random() % 3 != 0) {
       set.Insert(f);
       ++model[f];
@@ -60,6 +85,26 @@ TEST(FingerprintSetTest, MatchesAMultisetModel) {
       ASSERT_EQ(set.size(), total);
     }
   }
+}
+
+// Tables of 2 MiB and more are mapped on huge-page boundaries; smaller ones come from the heap.
+// Either way the memory is usable over its whole size and freed with the size it was given.
+TEST(HugePagesTest, AllocationsAreAlignedAndUsable) {
+  for (size_t bytes : {size_t{64}, (size_t{2} << 20) - 8, size_t{2} << 20, (size_t{5} << 20) + 8}) {
+    auto* memory = static_cast<unsigned char*>(AllocateHugePages(bytes));
+    ASSERT_NE(memory, nullptr);
+    if (bytes >= (size_t{2} << 20)) {
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(memory) % (size_t{2} << 20), 0u) << bytes;
+    }
+    memory[0] = 1;
+    memory[bytes - 1] = 2;
+    EXPECT_EQ(memory[0] + memory[bytes - 1], 3);
+    FreeHugePages(memory, bytes);
+  }
+  std::vector<uint64_t, HugePageAllocator<uint64_t>> table(size_t{1} << 20, 7);
+  EXPECT_EQ(table[(size_t{1} << 20) - 1], 7u);
+  table.assign(size_t{1} << 21, 0);
+  EXPECT_EQ(table.back(), 0u);
 }
 
 }  // namespace

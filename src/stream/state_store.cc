@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -33,11 +34,32 @@ constexpr std::string_view kLockName = "LOCK";
 constexpr std::string_view kTempPrefix = ".tmp-";
 constexpr char kRowsPrefix = 'r';
 constexpr char kIndexPrefix = 'i';
+static_assert(kIndexPrefix < kRowsPrefix, "WriteOut puts index updates before row updates");
 // Pending updates (StateStoreOptions::pending_bytes) are written to RocksDB at once: as one sorted
 // SST file ingested into the working database (no memtable skiplist inserts, which cost a dozen
 // random key comparisons each), or, below kIngestMinBytes (a commit's remainder), a write batch.
 constexpr size_t kIngestMinBytes = size_t{256} << 10;
 constexpr std::string_view kIngestName = ".tmp-ingest.sst";
+
+// Sorted updates lie scattered over the buffer's arena: while update i is written, the entry of
+// update i + kPrefetchEntries and the bytes of update i + kPrefetchBytes are loaded, so the
+// walk waits on few cache misses (the entry must arrive before its bytes can be located).
+constexpr size_t kPrefetchBytes = 8;
+constexpr size_t kPrefetchEntries = 16;
+
+void PrefetchSortedUpdate(const std::vector<const UpdateBuffer::Update*>& sorted, size_t i) {
+  if (i + kPrefetchEntries < sorted.size()) __builtin_prefetch(sorted[i + kPrefetchEntries]);
+  if (i + kPrefetchBytes < sorted.size()) {
+    const UpdateBuffer::Update* u = sorted[i + kPrefetchBytes];
+    // Keys hold the keyspace byte (never empty); a value follows its key in the arena.
+    __builtin_prefetch(u->key.data());
+    if (u->value.empty()) {
+      __builtin_prefetch(u->key.data() + u->key.size() - 1);
+    } else {
+      __builtin_prefetch(u->value.data() + u->value.size() - 1);
+    }
+  }
+}
 
 char PrefixOf(StateStore::Keyspace keyspace) {
   return keyspace == StateStore::Keyspace::kRows ? kRowsPrefix : kIndexPrefix;
@@ -276,6 +298,9 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(fs::FileSystem* fs, std::st
 }
 
 void StateStore::CloseDb() {
+  // A write still running uses the database; its error no longer matters (the updates are
+  // being discarded).
+  static_cast<void>(FinishWriting());
   if (db_ == nullptr) return;
   db_->Close().PermitUncheckedError();
   db_.reset();
@@ -283,7 +308,10 @@ void StateStore::CloseDb() {
 
 Status StateStore::Load(int64_t version) {
   CloseDb();
-  pending_.Clear();
+  pending_.Release();
+  pending_index_.Release();
+  writing_.Release();
+  writing_index_.Release();
   // Leftovers of a crash: the working database and half-written versions.
   WEIR_ASSIGN_OR_RETURN(std::vector<fs::FileInfo> entries, fs_->List(dir_));
   for (const fs::FileInfo& e : entries) {
@@ -412,38 +440,83 @@ void StateStore::ResetCounters() {
   counters_.put_count = 0;
 }
 
-Status StateStore::AddPending(bool is_put, std::string_view value) {
-  pending_.Set(key_buffer_, value, /*is_removal=*/!is_put);
+Status StateStore::AddPending(Keyspace keyspace, bool is_put, std::string_view value) {
+  UpdateBuffer& buffer = keyspace == Keyspace::kRows ? pending_ : pending_index_;
+  buffer.Set(key_buffer_, value, /*is_removal=*/!is_put);
   ++counters_.put_count;
-  if (pending_.data_bytes() >= options_.pending_bytes) return ApplyPending();
+  if (pending_.data_bytes() + pending_index_.data_bytes() >= options_.pending_bytes) {
+    return StartWriting();
+  }
   return Status::OK();
 }
 
-Status StateStore::ApplyPending() {
-  if (pending_.empty()) return Status::OK();
-  std::vector<const UpdateBuffer::Update*> sorted = pending_.Sorted();
-  if (pending_.data_bytes() >= kIngestMinBytes) {
-    WEIR_RETURN_NOT_OK(IngestSorted(sorted));
-  } else {
-    rocksdb::WriteBatch batch(pending_.data_bytes() + 16 * sorted.size() + 64);
-    for (const UpdateBuffer::Update* u : sorted) {
-      rocksdb::Status s = u->removal ? batch.Delete(u->key) : batch.Put(u->key, u->value);
-      WEIR_RETURN_NOT_OK(FromRocks(s, "write state in", dir_));
-    }
-    rocksdb::WriteOptions write;
-    write.disableWAL = true;  // durability comes from Commit's checkpoint (docs/state-format.md)
-    WEIR_RETURN_NOT_OK(FromRocks(db_->Write(write, &batch), "write state in", dir_));
-  }
-  pending_.Clear();
+Status StateStore::StartWriting() {
+  WEIR_RETURN_NOT_OK(FinishWriting());
+  std::swap(pending_, writing_);
+  std::swap(pending_index_, writing_index_);
+  // The next round of updates is likely as large.
+  pending_.Reserve(writing_.size());
+  pending_index_.Reserve(writing_index_.size());
+  writing_result_ = std::async(std::launch::async,
+                               [this] { return WriteOut(writing_index_, writing_); });
   return Status::OK();
+}
+
+Status StateStore::FinishWriting() {
+  if (!writing_result_.valid()) return Status::OK();
+  Status written = writing_result_.get();
+  writing_.Clear();
+  writing_index_.Clear();
+  return written;
+}
+
+Status StateStore::ApplyPending() {
+  WEIR_RETURN_NOT_OK(FinishWriting());
+  WEIR_RETURN_NOT_OK(WriteOut(pending_index_, pending_));
+  pending_.Clear();
+  pending_index_.Clear();
+  return Status::OK();
+}
+
+const UpdateBuffer::Update* StateStore::FindPending(std::string_view key) const {
+  if (const UpdateBuffer::Update* pending = pending_.Find(key)) return pending;
+  // The buffer being written is only read, here and by the writing thread.
+  if (writing_result_.valid()) return writing_.Find(key);
+  return nullptr;
+}
+
+Status StateStore::WriteOut(const UpdateBuffer& index_updates, const UpdateBuffer& row_updates) {
+  if (index_updates.empty() && row_updates.empty()) return Status::OK();
+  // Index keys ('i...') sort before row keys ('r...').
+  std::vector<const UpdateBuffer::Update*> sorted = index_updates.Sorted();
+  std::vector<const UpdateBuffer::Update*> rows = row_updates.Sorted();
+  sorted.insert(sorted.end(), rows.begin(), rows.end());
+  const size_t data_bytes = index_updates.data_bytes() + row_updates.data_bytes();
+  if (data_bytes >= kIngestMinBytes) return IngestSorted(sorted);
+  rocksdb::WriteBatch batch(data_bytes + 16 * sorted.size() + 64);
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    PrefetchSortedUpdate(sorted, i);
+    const UpdateBuffer::Update* u = sorted[i];
+    rocksdb::Status s = u->removal ? batch.Delete(u->key) : batch.Put(u->key, u->value);
+    WEIR_RETURN_NOT_OK(FromRocks(s, "write state in", dir_));
+  }
+  rocksdb::WriteOptions write;
+  write.disableWAL = true;  // durability comes from Commit's checkpoint (docs/state-format.md)
+  return FromRocks(db_->Write(write, &batch), "write state in", dir_);
 }
 
 Status StateStore::IngestSorted(const std::vector<const UpdateBuffer::Update*>& sorted) {
   std::string file = fs::JoinPath(dir_, kIngestName);
   WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, file, /*dir=*/false));
-  rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), db_->GetOptions());
+  // Compressed as the last level is (LZ4: hex-digit and prefix-sharing keys shrink ~2x, and the
+  // file is part of every version folder until compacted). Its pages stay in the page cache:
+  // lookups of duplicates read it soon.
+  rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), db_->GetOptions(), /*column_family=*/nullptr,
+                                /*invalidate_page_cache=*/false);
   WEIR_RETURN_NOT_OK(FromRocks(writer.Open(file), "write state file", file));
-  for (const UpdateBuffer::Update* u : sorted) {
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    PrefetchSortedUpdate(sorted, i);
+    const UpdateBuffer::Update* u = sorted[i];
     rocksdb::Status s = u->removal ? writer.Delete(u->key) : writer.Put(u->key, u->value);
     WEIR_RETURN_NOT_OK(FromRocks(s, "write state file", file));
   }
@@ -456,9 +529,11 @@ Status StateStore::IngestSorted(const std::vector<const UpdateBuffer::Update*>& 
 }
 
 Result<std::optional<std::string>> StateStore::Get(std::string_view key, Keyspace keyspace) {
+  // Index updates are not looked up in memory: they are written out first.
+  if (keyspace == Keyspace::kIndex) WEIR_RETURN_NOT_OK(ApplyPending());
   key_buffer_.assign(1, PrefixOf(keyspace));
   key_buffer_.append(key);
-  if (const UpdateBuffer::Update* pending = pending_.Find(key_buffer_)) {
+  if (const UpdateBuffer::Update* pending = FindPending(key_buffer_)) {
     return pending->removal ? std::optional<std::string>()
                             : std::optional<std::string>(std::string(pending->value));
   }
@@ -470,10 +545,18 @@ Result<std::optional<std::string>> StateStore::Get(std::string_view key, Keyspac
   return std::optional<std::string>(std::move(value));
 }
 
-Result<bool> StateStore::Contains(std::string_view key, Keyspace keyspace) {
+void StateStore::Prefetch(std::string_view key, Keyspace keyspace) {
+  if (keyspace == Keyspace::kIndex) return;  // index updates are only appended
   key_buffer_.assign(1, PrefixOf(keyspace));
   key_buffer_.append(key);
-  if (const UpdateBuffer::Update* pending = pending_.Find(key_buffer_)) return !pending->removal;
+  pending_.Prefetch(key_buffer_);
+}
+
+Result<bool> StateStore::Contains(std::string_view key, Keyspace keyspace) {
+  if (keyspace == Keyspace::kIndex) WEIR_RETURN_NOT_OK(ApplyPending());
+  key_buffer_.assign(1, PrefixOf(keyspace));
+  key_buffer_.append(key);
+  if (const UpdateBuffer::Update* pending = FindPending(key_buffer_)) return !pending->removal;
   rocksdb::PinnableSlice value;
   ++counters_.get_count;
   rocksdb::Status s =
@@ -495,7 +578,7 @@ Status StateStore::Put(std::string_view key, std::string_view value, Keyspace ke
   }
   key_buffer_.assign(1, PrefixOf(keyspace));
   key_buffer_.append(key);
-  return AddPending(/*is_put=*/true, value);
+  return AddPending(keyspace, /*is_put=*/true, value);
 }
 
 Status StateStore::Remove(std::string_view key, Keyspace keyspace, bool known_present) {
@@ -510,7 +593,7 @@ Status StateStore::Remove(std::string_view key, Keyspace keyspace, bool known_pr
   }
   key_buffer_.assign(1, PrefixOf(keyspace));
   key_buffer_.append(key);
-  return AddPending(/*is_put=*/false, {});
+  return AddPending(keyspace, /*is_put=*/false, {});
 }
 
 Result<std::unique_ptr<StateStore::Cursor>> StateStore::Scan(
@@ -546,6 +629,11 @@ Status StateStore::Commit(int64_t new_version) {
   }
   auto start = std::chrono::steady_clock::now();
   WEIR_RETURN_NOT_OK(ApplyPending());
+  // Between batches the buffers hold no memory beyond their minimum.
+  pending_.Release();
+  pending_index_.Release();
+  writing_.Release();
+  writing_index_.Release();
   rocksdb::FlushOptions flush;
   flush.wait = true;
   flush.allow_write_stall = true;
@@ -691,7 +779,8 @@ StateStoreMetrics StateStore::metrics() const {
     db_->GetIntProperty(rocksdb::DB::Properties::kCurSizeAllMemTables, &memtables);
     db_->GetIntProperty(rocksdb::DB::Properties::kEstimateTableReadersMem, &readers);
     db_->GetIntProperty(rocksdb::DB::Properties::kTotalSstFilesSize, &sst);
-    uint64_t pending = pending_.memory_bytes();
+    uint64_t pending = pending_.memory_bytes() + pending_index_.memory_bytes() +
+                       writing_.memory_bytes() + writing_index_.memory_bytes();
     m.memory_used_bytes =
         static_cast<int64_t>(memtables + readers + block_cache_->GetUsage() + pending);
     m.sst_file_bytes = static_cast<int64_t>(sst);

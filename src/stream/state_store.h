@@ -2,7 +2,8 @@
 // checkpoint at state/<operatorId>/0/ (docs/state-format.md). Open(V) loads the state committed by
 // batch V; updates become durable, atomically, only with Commit(V + 1); Abort() or a crash discards
 // them. Keys are ordered bytewise; a second "index" keyspace holds uncounted secondary entries.
-// Not thread-safe: one thread uses a store; one process opens a folder at a time (LOCK).
+// Not thread-safe: one thread uses a store; one process opens a folder at a time (LOCK). Inside,
+// a full buffer of updates is written to RocksDB on a thread of its own while the next fills.
 // Remote state (the checkpoint on object storage, e.g. an Azure URL): RocksDB works in a local
 // cache folder, and each committed version is uploaded to <dir>/<version>/ with the marker last;
 // Open(V) downloads version V unless the cache already holds exactly it.
@@ -10,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -128,6 +130,10 @@ class StateStore {
   // there (e.g. from an index entry). REQUIRES (known_present): the key is present.
   Status Remove(std::string_view key, Keyspace keyspace = Keyspace::kRows,
                 bool known_present = false);
+  // A hint that `key` is about to be Put, Removed or looked up: starts loading the slot of the
+  // pending updates' table that it maps to into the cache (RocksDB is not touched), so that a
+  // caller walking many keys can overlap their cache misses. No effect on the state.
+  void Prefetch(std::string_view key, Keyspace keyspace = Keyspace::kRows);
   // Keys k with lower <= k < upper (no upper bound when nullopt), in order.
   Result<std::unique_ptr<Cursor>> Scan(Keyspace keyspace, std::string_view lower = {},
                                        std::optional<std::string_view> upper = std::nullopt);
@@ -161,10 +167,21 @@ class StateStore {
   Status FetchVersion(int64_t version);
   Status UploadVersion(int64_t version);
   void ResetCounters();
-  // Updates collect in pending_ first (written to RocksDB at once, see options.pending_bytes);
-  // lookups check it first.
-  Status AddPending(bool is_put, std::string_view value);
+  // Updates collect in pending_ (rows keyspace) and pending_index_ first; lookups check pending_
+  // first. When they hold options.pending_bytes, they become writing_ and writing_index_ and are
+  // written to RocksDB on another thread while pending_ and pending_index_ fill again (lookups
+  // check writing_ next); ApplyPending writes everything now. Index updates are never looked up
+  // in memory (a lookup of the index keyspace writes them out first), so pending_index_ is
+  // append-only: adding one costs no random memory access.
+  Status AddPending(Keyspace keyspace, bool is_put, std::string_view value);
+  Status StartWriting();
+  // Waits for the write of writing_ (if any) and returns its status.
+  Status FinishWriting();
   Status ApplyPending();
+  const UpdateBuffer::Update* FindPending(std::string_view key) const;
+  // Writes the updates to RocksDB: one ingested SST file, or a write batch when small. Uses only
+  // db_ and the folder, so it may run on another thread while the store is used.
+  Status WriteOut(const UpdateBuffer& index_updates, const UpdateBuffer& row_updates);
   Status IngestSorted(const std::vector<const UpdateBuffer::Update*>& sorted);
 
   fs::FileSystem* fs_;  // the local file system of dir_
@@ -181,7 +198,13 @@ class StateStore {
   struct Lock;
   std::unique_ptr<Lock> lock_;
   std::string key_buffer_;  // keyspace byte + key, reused
-  UpdateBuffer pending_;  // keys with the keyspace byte
+  // Keys with the keyspace byte. writing_ and writing_index_ are being written by
+  // writing_result_'s thread: read-only meanwhile.
+  UpdateBuffer pending_;
+  UpdateBuffer pending_index_{UpdateBuffer::Lookup::kAppendOnly};
+  UpdateBuffer writing_;
+  UpdateBuffer writing_index_{UpdateBuffer::Lookup::kAppendOnly};
+  std::future<Status> writing_result_;
 };
 
 }  // namespace weir::stream

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <random>
 #include <thread>
 
 #include "base/testing.h"
@@ -126,6 +128,81 @@ TEST_F(StateStoreTest, UpdatesFlushedToSstButUncommittedStillVanish) {
   ASSERT_OK_AND_ASSIGN(auto store, OpenAt(0, small));
   EXPECT_EQ(Contents(*store).size(), 1u);
   EXPECT_EQ(store->metrics().num_rows_total, 1);
+}
+
+// Full buffers of updates are written to RocksDB on another thread while the next buffer fills:
+// lookups see every update meanwhile (the newest of a key winning), and the written state is
+// the model's. Small buffers: write batches (a few KB) and ingested files (256 KiB and up).
+TEST_F(StateStoreTest, UpdatesBeingWrittenInTheBackgroundStayVisible) {
+  for (size_t pending_bytes : {size_t{8} << 10, size_t{300} << 10}) {
+    SCOPED_TRACE(pending_bytes);
+    TearDown();
+    SetUp();
+    StateStoreOptions options;
+    options.pending_bytes = pending_bytes;
+    std::map<std::string, std::string> model;
+    std::map<std::string, std::string> committed;
+    std::mt19937_64 random(pending_bytes);
+    ASSERT_OK_AND_ASSIGN(auto store, OpenAt(-1, options));
+    for (int step = 0; step < 40000; ++step) {
+      std::string key = Key("key-", static_cast<int64_t>(random() % 5000));
+      const uint64_t action = random() % 10;
+      if (action < 6) {
+        std::string value = Key(std::string(random() % 64, 'v'), step);
+        ASSERT_OK(store->Put(key, value));
+        model[key] = value;
+      } else if (action < 8) {
+        ASSERT_OK(store->Remove(key));
+        model.erase(key);
+      } else {
+        ASSERT_OK_AND_ASSIGN(std::optional<std::string> got, store->Get(key));
+        auto it = model.find(key);
+        ASSERT_EQ(got.has_value(), it != model.end()) << key << " step " << step;
+        if (got) {
+          ASSERT_EQ(*got, it->second) << key << " step " << step;
+        }
+        ASSERT_OK_AND_ASSIGN(bool present, store->Contains(key));
+        ASSERT_EQ(present, it != model.end()) << key << " step " << step;
+      }
+      ASSERT_EQ(store->metrics().num_rows_total, static_cast<int64_t>(model.size()));
+      if (step == 20000) {
+        ASSERT_EQ(Contents(*store), model);
+        ASSERT_OK(store->Commit(0));
+        committed = model;
+      }
+    }
+    // The updates since the commit, some on their way to RocksDB, are dropped by Abort.
+    ASSERT_OK(store->Put("aborted", std::string(pending_bytes, 'x')));
+    ASSERT_OK(store->Abort());
+    EXPECT_EQ(Contents(*store), committed);
+    EXPECT_EQ(store->metrics().num_rows_total, static_cast<int64_t>(committed.size()));
+  }
+}
+
+// The state written from background buffers equals the model after a commit and a reopen.
+TEST_F(StateStoreTest, StateWrittenInTheBackgroundSurvivesAReopen) {
+  StateStoreOptions options;
+  options.pending_bytes = size_t{300} << 10;
+  std::map<std::string, std::string> model;
+  std::mt19937_64 random(3);
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, OpenAt(-1, options));
+    for (int step = 0; step < 60000; ++step) {
+      std::string key = Key("key-", static_cast<int64_t>(random() % 20000));
+      if (random() % 4 == 0) {
+        ASSERT_OK(store->Remove(key));
+        model.erase(key);
+      } else {
+        std::string value = Key("value-", step);
+        ASSERT_OK(store->Put(key, value));
+        model[key] = value;
+      }
+    }
+    ASSERT_OK(store->Commit(0));
+  }
+  ASSERT_OK_AND_ASSIGN(auto store, OpenAt(0, options));
+  EXPECT_EQ(Contents(*store), model);
+  EXPECT_EQ(store->metrics().num_rows_total, static_cast<int64_t>(model.size()));
 }
 
 TEST_F(StateStoreTest, AbortReturnsToTheLoadedVersion) {

@@ -9,6 +9,38 @@ namespace {
 
 constexpr size_t kInitialSlots = 1024;
 constexpr size_t kChunkBytes = size_t{1} << 20;
+constexpr uint64_t kTagMask = 0xffffffff00000000ull;
+constexpr uint64_t kIndexMask = 0x00000000ffffffffull;
+
+// The bytes of `key` from `at` (fewer than 8) as a little-endian word, zero-filled: what a
+// memcpy into a zeroed word gives, without a call for a variable length.
+uint64_t LoadTail(std::string_view key, size_t at) {
+  const size_t n = key.size() - at;
+  if (n == 0) return 0;
+  if (key.size() >= 8) {
+    uint64_t w;  // the key's last 8 bytes: the tail is their high n bytes
+    std::memcpy(&w, key.data() + key.size() - 8, 8);
+    return w >> (8 * (8 - n));
+  }
+  uint64_t w = 0;
+  for (size_t j = 0; j < n; ++j) w |= uint64_t{static_cast<unsigned char>(key[at + j])} << (8 * j);
+  return w;
+}
+
+// The 8 bytes of `key` from `at` as a big-endian word, zero-padded past the end: comparing such
+// words compares the bytes.
+uint64_t LoadBigEndian(std::string_view key, size_t at) {
+  if (key.size() >= at + 8) {
+    uint64_t w;
+    std::memcpy(&w, key.data() + at, 8);
+    return __builtin_bswap64(w);
+  }
+  uint64_t w = 0;
+  for (size_t j = 0; j < 8; ++j) {
+    w = (w << 8) | (at + j < key.size() ? static_cast<unsigned char>(key[at + j]) : 0);
+  }
+  return w;
+}
 
 // FNV-1a over 8-byte words, then a multiply-shift finalizer: keys are state keys weir encoded
 // itself (no hostile inputs reach their distribution beyond what a 64-bit mix absorbs).
@@ -21,9 +53,7 @@ uint64_t HashKey(std::string_view key) {
     h = (h ^ w) * 0x100000001b3ull;
     h ^= h >> 29;
   }
-  uint64_t tail = 0;
-  std::memcpy(&tail, key.data() + i, key.size() - i);
-  h = (h ^ tail) * 0x9e3779b97f4a7c15ull;
+  h = (h ^ LoadTail(key, i)) * 0x9e3779b97f4a7c15ull;
   h ^= h >> 32;
   h *= 0xd6e8feb86659fd93ull;
   h ^= h >> 32;
@@ -32,52 +62,75 @@ uint64_t HashKey(std::string_view key) {
 
 }  // namespace
 
-UpdateBuffer::UpdateBuffer() { Clear(); }
+UpdateBuffer::UpdateBuffer(Lookup lookup, HashFunction hash)
+    : lookup_(lookup), hash_(hash), slots_(kInitialSlots, 0) {}
+
+uint64_t UpdateBuffer::Hash(std::string_view key) const {
+  return hash_ == nullptr ? HashKey(key) : hash_(key);
+}
 
 std::string_view UpdateBuffer::Store(std::string_view bytes) {
   if (bytes.empty()) return {};
-  if (chunks_.empty() || chunk_used_ + bytes.size() > chunks_.back().size()) {
-    chunks_.emplace_back(std::max(kChunkBytes, bytes.size()));
+  if (chunks_.empty() || chunk_used_ + bytes.size() > chunks_[chunk_].size()) {
+    // The next chunk: a kept one (unused since Clear) when large enough.
+    const size_t next = chunks_.empty() ? 0 : chunk_ + 1;
+    const size_t bytes_needed = std::max(kChunkBytes, bytes.size());
+    if (next == chunks_.size()) {
+      chunks_.emplace_back(bytes_needed);
+    } else if (chunks_[next].size() < bytes_needed) {
+      chunks_[next] = std::vector<char>(bytes_needed);
+    }
+    chunk_ = next;
     chunk_used_ = 0;
   }
-  char* out = chunks_.back().data() + chunk_used_;
+  char* out = chunks_[chunk_].data() + chunk_used_;
   std::memcpy(out, bytes.data(), bytes.size());
   chunk_used_ += bytes.size();
   data_bytes_ += bytes.size();
   return {out, bytes.size()};
 }
 
-void UpdateBuffer::Set(std::string_view key, std::string_view value, bool is_removal) {
-  const uint64_t hash = HashKey(key);
+size_t UpdateBuffer::Probe(std::string_view key, uint64_t hash) const {
+  const uint64_t tag = hash & kTagMask;
   const size_t mask = slots_.size() - 1;
-  for (size_t i = SlotOf(hash);; i = (i + 1) & mask) {
-    uint32_t slot = slots_[i];
-    if (slot == 0) break;
-    Update& u = updates_[slot - 1];
-    if (hashes_[slot - 1] == hash && u.key == key) {
-      u.value = is_removal ? std::string_view() : Store(value);
-      u.removal = is_removal;
-      return;
-    }
+  size_t i = hash & mask;
+  for (;; i = (i + 1) & mask) {
+    const uint64_t slot = slots_[i];
+    if (slot == 0) return i;
+    if ((slot & kTagMask) == tag && updates_[(slot & kIndexMask) - 1].key == key) return i;
   }
-  if ((updates_.size() + 1) * 2 > slots_.size()) Grow();
+}
+
+void UpdateBuffer::Set(std::string_view key, std::string_view value, bool is_removal) {
+  if (lookup_ == Lookup::kAppendOnly) {
+    updates_.push_back({Store(key), is_removal ? std::string_view() : Store(value), is_removal});
+    return;
+  }
+  const uint64_t hash = Hash(key);
+  size_t i = Probe(key, hash);
+  if (slots_[i] != 0) {
+    Update& u = updates_[(slots_[i] & kIndexMask) - 1];
+    u.value = is_removal ? std::string_view() : Store(value);
+    u.removal = is_removal;
+    return;
+  }
+  if ((updates_.size() + 1) * 2 > slots_.size()) {
+    Grow();
+    i = Probe(key, hash);
+  }
   updates_.push_back({Store(key), is_removal ? std::string_view() : Store(value), is_removal});
-  hashes_.push_back(hash);
-  const size_t grown_mask = slots_.size() - 1;
-  size_t i = SlotOf(hash);
-  while (slots_[i] != 0) i = (i + 1) & grown_mask;
-  slots_[i] = static_cast<uint32_t>(updates_.size());
+  slots_[i] = (hash & kTagMask) | static_cast<uint64_t>(updates_.size());
 }
 
 const UpdateBuffer::Update* UpdateBuffer::Find(std::string_view key) const {
-  if (updates_.empty()) return nullptr;
-  const uint64_t hash = HashKey(key);
-  const size_t mask = slots_.size() - 1;
-  for (size_t i = SlotOf(hash);; i = (i + 1) & mask) {
-    uint32_t slot = slots_[i];
-    if (slot == 0) return nullptr;
-    if (hashes_[slot - 1] == hash && updates_[slot - 1].key == key) return &updates_[slot - 1];
-  }
+  if (updates_.empty() || lookup_ == Lookup::kAppendOnly) return nullptr;
+  const uint64_t slot = slots_[Probe(key, Hash(key))];
+  return slot == 0 ? nullptr : &updates_[(slot & kIndexMask) - 1];
+}
+
+void UpdateBuffer::Prefetch(std::string_view key) const {
+  if (lookup_ == Lookup::kAppendOnly) return;
+  __builtin_prefetch(&slots_[Hash(key) & (slots_.size() - 1)]);
 }
 
 std::vector<const UpdateBuffer::Update*> UpdateBuffer::Sorted() const {
@@ -89,51 +142,90 @@ std::vector<const UpdateBuffer::Update*> UpdateBuffer::Sorted() const {
     uint64_t low;
     const Update* update;
   };
-  auto word = [](std::string_view key, size_t at) {
-    unsigned char bytes[8] = {};
-    if (key.size() > at) std::memcpy(bytes, key.data() + at, std::min<size_t>(8, key.size() - at));
-    uint64_t w = 0;
-    for (unsigned char b : bytes) w = (w << 8) | b;
-    return w;
-  };
   std::vector<Item> items;
   items.reserve(updates_.size());
-  for (const Update& u : updates_) items.push_back({word(u.key, 0), word(u.key, 8), &u});
+  for (const Update& u : updates_) {
+    items.push_back({LoadBigEndian(u.key, 0), LoadBigEndian(u.key, 8), &u});
+  }
+  // Equal keys (append-only buffers) in the order they were set: updates_ is that order.
   std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
     if (a.high != b.high) return a.high < b.high;
     if (a.low != b.low) return a.low < b.low;
-    return a.update->key < b.update->key;
+    const int order = a.update->key.compare(b.update->key);
+    return order != 0 ? order < 0 : a.update < b.update;
   });
   std::vector<const Update*> sorted;
   sorted.reserve(items.size());
-  for (const Item& item : items) sorted.push_back(item.update);
+  for (size_t i = 0; i < items.size(); ++i) {
+    // Of equal keys, the last set wins.
+    if (lookup_ == Lookup::kAppendOnly && i + 1 < items.size() &&
+        items[i + 1].high == items[i].high && items[i + 1].low == items[i].low &&
+        items[i + 1].update->key == items[i].update->key) {
+      continue;
+    }
+    sorted.push_back(items[i].update);
+  }
   return sorted;
 }
 
 void UpdateBuffer::Clear() {
   updates_.clear();
-  hashes_.clear();
-  slots_.assign(kInitialSlots, 0);
-  if (chunks_.size() > 1) chunks_.resize(1);  // keep one chunk for the next batch
+  std::fill(slots_.begin(), slots_.end(), 0);
+  chunk_ = 0;
   chunk_used_ = 0;
   data_bytes_ = 0;
 }
 
+void UpdateBuffer::Reserve(size_t updates) {
+  updates_.reserve(updates);
+  if (lookup_ == Lookup::kAppendOnly || (updates + 1) * 2 <= slots_.size()) return;
+  if (updates_.empty()) {
+    size_t slots = slots_.size();
+    while ((updates + 1) * 2 > slots) slots *= 2;
+    slots_.assign(slots, 0);
+    return;
+  }
+  while ((updates + 1) * 2 > slots_.size()) Grow();
+}
+
+void UpdateBuffer::Release() {
+  Clear();
+  std::vector<Update>().swap(updates_);
+  decltype(slots_)(kInitialSlots, 0).swap(slots_);
+  if (chunks_.size() > 1) chunks_.resize(1);
+  if (!chunks_.empty() && chunks_[0].size() > kChunkBytes) chunks_.clear();
+}
+
 void UpdateBuffer::Grow() {
+  // Rehashes the keys (in arena order, so their reads are sequential) and prefetches the slot of
+  // the key kGrowAhead places ahead, so the table's random writes overlap. The table is kept
+  // across Clear, so a buffer filled again and again grows only the first time.
+  constexpr size_t kGrowAhead = 16;
   slots_.assign(slots_.size() * 2, 0);
   const size_t mask = slots_.size() - 1;
-  for (size_t u = 0; u < updates_.size(); ++u) {
-    size_t i = SlotOf(hashes_[u]);
+  const size_t n = updates_.size();
+  uint64_t ahead[kGrowAhead];
+  for (size_t u = 0; u < std::min(n, kGrowAhead); ++u) {
+    ahead[u] = Hash(updates_[u].key);
+    __builtin_prefetch(&slots_[ahead[u] & mask]);
+  }
+  for (size_t u = 0; u < n; ++u) {
+    const uint64_t hash = ahead[u % kGrowAhead];
+    if (u + kGrowAhead < n) {
+      const uint64_t next = Hash(updates_[u + kGrowAhead].key);
+      ahead[u % kGrowAhead] = next;
+      __builtin_prefetch(&slots_[next & mask]);
+    }
+    size_t i = hash & mask;
     while (slots_[i] != 0) i = (i + 1) & mask;
-    slots_[i] = static_cast<uint32_t>(u + 1);
+    slots_[i] = (hash & kTagMask) | static_cast<uint64_t>(u + 1);
   }
 }
 
 size_t UpdateBuffer::memory_bytes() const {
   size_t chunks = 0;
   for (const auto& c : chunks_) chunks += c.size();
-  return chunks + updates_.capacity() * sizeof(Update) + hashes_.capacity() * sizeof(uint64_t) +
-         slots_.capacity() * sizeof(uint32_t);
+  return chunks + updates_.capacity() * sizeof(Update) + slots_.capacity() * sizeof(uint64_t);
 }
 
 }  // namespace weir::stream
