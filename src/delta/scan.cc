@@ -317,6 +317,22 @@ Result<std::optional<columnar::Batch>> TableScan::Next() {
   }
 }
 
+Result<std::unique_ptr<TableScan::FileRowGroups>> TableScan::OpenRowGroups(
+    const AddFile& add) const {
+  auto groups = std::make_unique<FileRowGroups>();
+  groups->scan_ = this;
+  groups->add_ = add;
+  WEIR_ASSIGN_OR_RETURN(groups->reader_, OpenFile(add));
+  return groups;
+}
+
+Result<std::optional<columnar::Batch>> TableScan::FileRowGroups::Next() {
+  if (next_group_ >= reader_->num_row_groups()) return std::optional<columnar::Batch>();
+  WEIR_ASSIGN_OR_RETURN(columnar::Batch batch, scan_->ReadRowGroup(*reader_, add_, next_group_));
+  ++next_group_;
+  return std::optional<columnar::Batch>(std::move(batch));
+}
+
 Result<columnar::Batch> TableScan::ReadFile(const AddFile& add) const {
   WEIR_ASSIGN_OR_RETURN(auto reader, OpenFile(add));
   if (reader->num_row_groups() == 1) return ReadRowGroup(*reader, add, 0);  // no copy

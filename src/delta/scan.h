@@ -42,6 +42,22 @@ class TableScan {
   // Reads every row of one file of the snapshot into one batch (independent of Next()).
   Result<columnar::Batch> ReadFile(const AddFile& add) const;
 
+  // One file of the snapshot read a row group at a time (memory: one row group's columns).
+  class FileRowGroups {
+   public:
+    // The next row group's rows (schema()), or nullopt after the last.
+    Result<std::optional<columnar::Batch>> Next();
+
+   private:
+    friend class TableScan;
+    const TableScan* scan_ = nullptr;
+    AddFile add_;
+    std::unique_ptr<parquet::ParquetReader> reader_;
+    int next_group_ = 0;
+  };
+  // REQUIRES: the scan outlives the result.
+  Result<std::unique_ptr<FileRowGroups>> OpenRowGroups(const AddFile& add) const;
+
  private:
   TableScan() = default;
   Result<std::unique_ptr<parquet::ParquetReader>> OpenFile(const AddFile& add) const;

@@ -1008,14 +1008,24 @@ Result<std::vector<DeltaSourceFile>> DeltaSource::FilesBetween(
   return files;
 }
 
+namespace {
+Status RefuseDeletionVector(const std::string& table_root, const AddFile& add) {
+  if (!add.deletion_vector) return Status::OK();
+  return Status::NotImplemented(
+      "Delta table " + table_root + ": data file " + add.path +
+      " has a deletion vector, which weir does not read in a stream; run REORG TABLE ... APPLY "
+      "(PURGE) in Spark or stream with skipChangeCommits=true");
+}
+}  // namespace
+
 Result<columnar::Batch> DeltaSource::ReadFile(const AddFile& add) const {
-  if (add.deletion_vector) {
-    return Status::NotImplemented(
-        "Delta table " + table_root_ + ": data file " + add.path +
-        " has a deletion vector, which weir does not read in a stream; run REORG TABLE ... APPLY "
-        "(PURGE) in Spark or stream with skipChangeCommits=true");
-  }
+  WEIR_RETURN_NOT_OK(RefuseDeletionVector(table_root_, add));
   return scan_->ReadFile(add);
+}
+
+Result<std::unique_ptr<TableScan::FileRowGroups>> DeltaSource::OpenFile(const AddFile& add) const {
+  WEIR_RETURN_NOT_OK(RefuseDeletionVector(table_root_, add));
+  return scan_->OpenRowGroups(add);
 }
 
 }  // namespace weir::delta

@@ -154,6 +154,9 @@ class DeltaSource {
 
   // Reads one file into a batch of schema(). NotImplemented for files with deletion vectors.
   Result<columnar::Batch> ReadFile(const AddFile& add) const;
+  // Opens one file to read it a row group at a time (batches of schema()); NotImplemented for
+  // files with deletion vectors. REQUIRES: the source outlives the result.
+  Result<std::unique_ptr<TableScan::FileRowGroups>> OpenFile(const AddFile& add) const;
 
  private:
   struct Entry;

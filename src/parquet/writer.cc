@@ -796,8 +796,9 @@ Status ParquetWriter::Write(const columnar::Batch& batch) {
   }
   std::vector<ShreddedLeaf> shredded(file_schema_.leaves.size());
   const int64_t rows = batch.num_rows();
-  for (int64_t begin = 0; begin < rows; begin += kRowsPerSlice) {
-    int64_t end = std::min(rows, begin + kRowsPerSlice);
+  const int64_t group_rows = std::max<int64_t>(1, options_.row_group_rows);
+  for (int64_t begin = 0, end = 0; begin < rows; begin = end) {
+    end = std::min({rows, begin + kRowsPerSlice, begin + (group_rows - row_group_rows_)});
     for (auto& s : shredded) {
       s.def.clear();
       s.rep.clear();
@@ -815,7 +816,9 @@ Status ParquetWriter::Write(const columnar::Batch& batch) {
     }
     row_group_rows_ += end - begin;
     num_rows_ += end - begin;
-    if (EstimatedSize() - offset_ >= options_.row_group_bytes) WEIR_RETURN_NOT_OK(FlushRowGroup());
+    if (row_group_rows_ >= group_rows || EstimatedSize() - offset_ >= options_.row_group_bytes) {
+      WEIR_RETURN_NOT_OK(FlushRowGroup());
+    }
   }
   return Status::OK();
 }

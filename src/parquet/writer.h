@@ -28,6 +28,9 @@ struct WriterOptions {
   compress::Codec codec = compress::Codec::kZstd;
   int compression_level = compress::kDefaultLevel;
   int64_t row_group_bytes = 64 << 20;  // compressed bytes buffered before a row group is written
+  // Rows of a row group at most (DuckDB's row group size): readers that go a row group at a time
+  // (weir's Delta source, DuckDB's threads) hold one group of ~120k rows, not a whole file.
+  int64_t row_group_rows = 122880;
   int64_t page_bytes = 1 << 20;        // values + levels of one page, before compression
   int64_t dictionary_bytes_limit = 1 << 20;
   bool enable_dictionary = true;

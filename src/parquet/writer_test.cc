@@ -85,6 +85,31 @@ TEST_F(ParquetRoundTripTest, RowGroupsAndProjection) {
   ASSERT_STATUS_CODE(kNotFound, reader->FieldIndexes({"nope"}));
 }
 
+TEST_F(ParquetRoundTripTest, RowGroupsHoldAtMostRowGroupRows) {
+  Batch batch = AllTypesBatch(250000, 5);
+  std::string path = Path("rows.parquet");
+  ASSERT_OK(WriteParquetFile(&fs_, path, batch));  // the default: 122,880 rows a group
+  ASSERT_OK_AND_ASSIGN(auto reader, ParquetReader::Open(&fs_, path));
+  std::vector<int64_t> sizes;
+  for (const auto& rg : reader->metadata().row_groups) sizes.push_back(rg.num_rows);
+  EXPECT_EQ(sizes, (std::vector<int64_t>{122880, 122880, 4240}));
+  ASSERT_OK_AND_ASSIGN(Batch back, reader->ReadAll());
+  ASSERT_EQ(Json(back), Json(batch));
+
+  // Written in pieces that straddle the limit.
+  WriterOptions options;
+  options.row_group_rows = 1000;
+  ASSERT_OK_AND_ASSIGN(auto file, fs_.OpenForWrite(Path("pieces.parquet")));
+  ASSERT_OK_AND_ASSIGN(auto writer, ParquetWriter::Open(std::move(file), batch.schema, options));
+  Batch first = AllTypesBatch(1500, 6), second = AllTypesBatch(700, 7);
+  ASSERT_OK(writer->Write(first));
+  ASSERT_OK(writer->Write(second));
+  ASSERT_OK(writer->Close());
+  sizes.clear();
+  for (const auto& rg : writer->metadata().row_groups) sizes.push_back(rg.num_rows);
+  EXPECT_EQ(sizes, (std::vector<int64_t>{1000, 1000, 200}));
+}
+
 TEST_F(ParquetRoundTripTest, DictionaryFallsBackToPlain) {
   Schema schema = columnar::ParseDdlSchema("s STRING, n BIGINT").ValueOrDie();
   Batch batch(schema);

@@ -75,13 +75,14 @@ int64_t DeltaFlowSource::PlannedRows() const {
 }
 
 Result<BatchPrefetcher::Producer> DeltaFlowSource::Read(int64_t chunk_rows) {
-  // A data file is read whole (often hundreds of thousands of rows), then handed on in slices of
-  // `chunk_rows`: the transform's intermediate columns and the writers' open pages stay those of
-  // one slice, and the file's decoded pages are released as soon as its last slice is written.
+  // A data file is read a row group at a time, each handed on in slices of `chunk_rows`: the
+  // transform's intermediate columns and the writers' open pages stay those of one slice, and a
+  // row group's decoded pages are released as soon as its last slice is written.
   struct State {
     std::vector<delta::DeltaSourceFile> files;
     size_t next_file = 0;
-    columnar::Batch current;  // the file being sliced
+    std::unique_ptr<delta::TableScan::FileRowGroups> groups;  // of the file being read
+    columnar::Batch current;  // the row group being sliced
     int64_t offset = 0;       // its next row
   };
   auto state = std::make_shared<State>();
@@ -93,9 +94,17 @@ Result<BatchPrefetcher::Producer> DeltaFlowSource::Read(int64_t chunk_rows) {
         while (state->offset >= state->current.num_rows()) {
           state->current = columnar::Batch();
           state->offset = 0;
+          if (state->groups) {
+            WEIR_ASSIGN_OR_RETURN(std::optional<columnar::Batch> group, state->groups->Next());
+            if (group) {
+              state->current = std::move(*group);  // read on unless it has no rows
+              continue;
+            }
+            state->groups.reset();
+          }
           if (state->next_file >= state->files.size()) return std::optional<columnar::Batch>();
           const delta::DeltaSourceFile& file = state->files[state->next_file++];
-          WEIR_ASSIGN_OR_RETURN(state->current, source->ReadFile(*file.add));
+          WEIR_ASSIGN_OR_RETURN(state->groups, source->OpenFile(*file.add));
         }
         columnar::Batch& file = state->current;
         const int64_t rows = file.num_rows();

@@ -76,5 +76,34 @@ TEST_F(DeltaFlowSourceTest, HandsFilesOnInChunksInOrder) {
   EXPECT_EQ(sizes, (std::vector<int64_t>{20000, 20000, 10000, 7}));
 }
 
+// A file of several row groups is read one group at a time (memory: one group), each sliced.
+TEST_F(DeltaFlowSourceTest, ReadsAFileOneRowGroupAtATime) {
+  const std::string path = dir_ + "/t";
+  ASSERT_OK_AND_ASSIGN(
+      auto table,
+      delta::Table::Create(&fs_, path, columnar::ParseDdlSchema("id BIGINT, s STRING").ValueOrDie(),
+                           {}));
+  AppendFile(*table, 0, 300000);  // row groups of 122,880, 122,880 and 54,240 rows
+  ASSERT_OK_AND_ASSIGN(auto source, DeltaFlowSource::Open(&fs_, "t", path, {}));
+  Trigger trigger;
+  trigger.kind = Trigger::Kind::kAvailableNow;
+  ASSERT_OK_AND_ASSIGN(std::optional<std::string> end, source->PlanNext(trigger, 0));
+  ASSERT_TRUE(end.has_value());
+  ASSERT_OK(source->PlanRead(*end));
+  ASSERT_OK_AND_ASSIGN(BatchPrefetcher::Producer produce, source->Read(50000));
+  std::vector<int64_t> sizes;
+  int64_t next = 0;
+  while (true) {
+    ASSERT_OK_AND_ASSIGN(std::optional<Batch> chunk, produce());
+    if (!chunk) break;
+    sizes.push_back(chunk->num_rows());
+    for (int64_t r = 0; r < chunk->num_rows(); ++r, ++next) {
+      ASSERT_EQ(chunk->columns[0].Value<int64_t>(r), next);
+    }
+  }
+  EXPECT_EQ(next, 300000);
+  EXPECT_EQ(sizes, (std::vector<int64_t>{50000, 50000, 22880, 50000, 50000, 22880, 50000, 4240}));
+}
+
 }  // namespace
 }  // namespace weir::stream
