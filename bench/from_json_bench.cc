@@ -37,6 +37,17 @@ struct Payloads {
   std::shared_ptr<std::string> bytes = std::make_shared<std::string>();
   std::vector<std::string_view> values;
   columnar::Batch batch;
+
+  // Makes `values` and `batch` (one STRING column "raw") of the (offset, size) spans of `bytes`.
+  void Index(const std::vector<std::pair<size_t, size_t>>& spans) {
+    batch = columnar::Batch(*columnar::ParseDdlSchema("raw STRING"));
+    for (auto [at, size] : spans) {
+      std::string_view v = std::string_view(*bytes).substr(at, size);
+      values.push_back(v);
+      batch.columns[0].AppendStringView(v);
+    }
+    batch.columns[0].AddBufferOwner(bytes);
+  }
 };
 
 // Seed 001's events: {"event_id": "...", "order_id": "SO-1", "status": "created",
@@ -73,13 +84,7 @@ const Payloads& SeedPayloads() {
       spans.emplace_back(p->bytes->size(), static_cast<size_t>(n));
       p->bytes->append(buffer, static_cast<size_t>(n));
     }
-    p->batch = columnar::Batch(*columnar::ParseDdlSchema("raw STRING"));
-    for (auto [at, size] : spans) {
-      std::string_view v = std::string_view(*p->bytes).substr(at, size);
-      p->values.push_back(v);
-      p->batch.columns[0].AppendStringView(v);
-    }
-    p->batch.columns[0].AddBufferOwner(p->bytes);
+    p->Index(spans);
     return p;
   }();
   return *payloads;
@@ -122,13 +127,7 @@ const Payloads& OrderPayloads() {
       spans.emplace_back(p->bytes->size(), static_cast<size_t>(n));
       p->bytes->append(buffer, static_cast<size_t>(n));
     }
-    p->batch = columnar::Batch(*columnar::ParseDdlSchema("raw STRING"));
-    for (auto [at, size] : spans) {
-      std::string_view v = std::string_view(*p->bytes).substr(at, size);
-      p->values.push_back(v);
-      p->batch.columns[0].AppendStringView(v);
-    }
-    p->batch.columns[0].AddBufferOwner(p->bytes);
+    p->Index(spans);
     return p;
   }();
   return *payloads;

@@ -40,69 +40,71 @@ class DeltaFlowSourceTest : public ::testing::Test {
     ASSERT_OK(txn->Commit().status());
   }
 
+  // A new table of (id BIGINT, s STRING) at dir_/t.
+  std::unique_ptr<delta::Table> NewTable() {
+    auto table = delta::Table::Create(&fs_, dir_ + "/t",
+                                      columnar::ParseDdlSchema("id BIGINT, s STRING").ValueOrDie(), {});
+    EXPECT_TRUE(table.ok()) << table.status().ToString();
+    return std::move(*table);
+  }
+
+  // Reads the planned batch in chunks of `chunk_rows`; checks ids count up from 0 and `s` matches
+  // them; returns the chunks' sizes.
+  std::vector<int64_t> ReadChunks(DeltaFlowSource& source, int64_t chunk_rows, int64_t* rows) {
+    std::vector<int64_t> sizes;
+    *rows = 0;
+    auto produce = source.Read(chunk_rows);
+    EXPECT_TRUE(produce.ok());
+    while (true) {
+      auto chunk = (*produce)();
+      EXPECT_TRUE(chunk.ok()) << chunk.status().ToString();
+      if (!chunk.ok() || !*chunk) break;
+      sizes.push_back((*chunk)->num_rows());
+      EXPECT_EQ((*chunk)->columns.size(), 2u);
+      for (int64_t r = 0; r < (*chunk)->num_rows(); ++r, ++*rows) {
+        EXPECT_EQ((*chunk)->columns[0].Value<int64_t>(r), *rows);
+        EXPECT_EQ((*chunk)->columns[1].StringAt(r), "row-" + std::to_string(*rows));
+      }
+    }
+    return sizes;
+  }
+
+  // A source over the table at `path`, its first availableNow batch planned.
+  std::unique_ptr<DeltaFlowSource> PlannedSource(const std::string& path) {
+    auto source = DeltaFlowSource::Open(&fs_, "t", path, {});
+    EXPECT_TRUE(source.ok()) << source.status().ToString();
+    Trigger trigger;
+    trigger.kind = Trigger::Kind::kAvailableNow;
+    auto end = (*source)->PlanNext(trigger, 0);
+    EXPECT_TRUE(end.ok() && end->has_value());
+    EXPECT_TRUE((*source)->PlanRead(**end).ok());
+    return std::move(*source);
+  }
+
   fs::LocalFileSystem fs_;
   std::string dir_;
 };
 
 TEST_F(DeltaFlowSourceTest, HandsFilesOnInChunksInOrder) {
-  const std::string path = dir_ + "/t";
-  ASSERT_OK_AND_ASSIGN(
-      auto table,
-      delta::Table::Create(&fs_, path, columnar::ParseDdlSchema("id BIGINT, s STRING").ValueOrDie(),
-                           {}));
+  auto table = NewTable();
   AppendFile(*table, 0, 50000);  // three chunks of at most 20,000 rows
   AppendFile(*table, 50000, 7);  // one small chunk, handed on whole
-  ASSERT_OK_AND_ASSIGN(auto source, DeltaFlowSource::Open(&fs_, "t", path, {}));
-  Trigger trigger;
-  trigger.kind = Trigger::Kind::kAvailableNow;
-  ASSERT_OK_AND_ASSIGN(std::optional<std::string> end, source->PlanNext(trigger, 0));
-  ASSERT_TRUE(end.has_value());
-  ASSERT_OK(source->PlanRead(*end));
+  auto source = PlannedSource(table->path());
   EXPECT_EQ(source->PlannedRows(), 50007);
-  ASSERT_OK_AND_ASSIGN(BatchPrefetcher::Producer produce, source->Read(20000));
-  std::vector<int64_t> sizes;
-  int64_t next = 0;
-  while (true) {
-    ASSERT_OK_AND_ASSIGN(std::optional<Batch> chunk, produce());
-    if (!chunk) break;
-    sizes.push_back(chunk->num_rows());
-    ASSERT_EQ(chunk->columns.size(), 2u);
-    for (int64_t r = 0; r < chunk->num_rows(); ++r, ++next) {
-      ASSERT_EQ(chunk->columns[0].Value<int64_t>(r), next);
-      ASSERT_EQ(chunk->columns[1].StringAt(r), "row-" + std::to_string(next));
-    }
-  }
-  EXPECT_EQ(next, 50007);
-  EXPECT_EQ(sizes, (std::vector<int64_t>{20000, 20000, 10000, 7}));
+  int64_t rows = 0;
+  EXPECT_EQ(ReadChunks(*source, 20000, &rows), (std::vector<int64_t>{20000, 20000, 10000, 7}));
+  EXPECT_EQ(rows, 50007);
 }
 
 // A file of several row groups is read one group at a time (memory: one group), each sliced.
 TEST_F(DeltaFlowSourceTest, ReadsAFileOneRowGroupAtATime) {
-  const std::string path = dir_ + "/t";
-  ASSERT_OK_AND_ASSIGN(
-      auto table,
-      delta::Table::Create(&fs_, path, columnar::ParseDdlSchema("id BIGINT, s STRING").ValueOrDie(),
-                           {}));
+  auto table = NewTable();
   AppendFile(*table, 0, 300000);  // row groups of 122,880, 122,880 and 54,240 rows
-  ASSERT_OK_AND_ASSIGN(auto source, DeltaFlowSource::Open(&fs_, "t", path, {}));
-  Trigger trigger;
-  trigger.kind = Trigger::Kind::kAvailableNow;
-  ASSERT_OK_AND_ASSIGN(std::optional<std::string> end, source->PlanNext(trigger, 0));
-  ASSERT_TRUE(end.has_value());
-  ASSERT_OK(source->PlanRead(*end));
-  ASSERT_OK_AND_ASSIGN(BatchPrefetcher::Producer produce, source->Read(50000));
-  std::vector<int64_t> sizes;
-  int64_t next = 0;
-  while (true) {
-    ASSERT_OK_AND_ASSIGN(std::optional<Batch> chunk, produce());
-    if (!chunk) break;
-    sizes.push_back(chunk->num_rows());
-    for (int64_t r = 0; r < chunk->num_rows(); ++r, ++next) {
-      ASSERT_EQ(chunk->columns[0].Value<int64_t>(r), next);
-    }
-  }
-  EXPECT_EQ(next, 300000);
-  EXPECT_EQ(sizes, (std::vector<int64_t>{50000, 50000, 22880, 50000, 50000, 22880, 50000, 4240}));
+  auto source = PlannedSource(table->path());
+  int64_t rows = 0;
+  EXPECT_EQ(ReadChunks(*source, 50000, &rows),
+            (std::vector<int64_t>{50000, 50000, 22880, 50000, 50000, 22880, 50000, 4240}));
+  EXPECT_EQ(rows, 300000);
 }
 
 }  // namespace
