@@ -67,6 +67,13 @@ sleep 4
 kill -TERM "${PIDS[5]}"
 wait "${PIDS[5]}"
 check "worker 5 leaves cleanly on SIGTERM" test $? -eq 0
+# Stopped while it joins, before its first assignment (librdkafka 2.0.2 aborted closing a
+# cooperative-sticky member then: issue 4312; weir uses the round-robin assignor).
+start_worker 6
+sleep 0.3
+kill -TERM "${PIDS[6]}"
+wait "${PIDS[6]}"
+check "a worker stopped while it joins the group exits cleanly" test $? -eq 0
 wait $PRODUCER || { echo "FAIL: produce"; cat "$work/produce.log"; exit 1; }
 expected=$(kcat -C -b "$BOOTSTRAP" -t orders -e -q -f '.\n' 2>/dev/null | wc -l)
 check "the topic holds the 300,000 events" test "$expected" -ge 300000
@@ -105,6 +112,6 @@ PY
 }
 check "every worker reports its own progress (its own query id)" progress_per_worker
 check "workers keep their batch logs apart" \
-  bash -c "[ \$(ls '$lake/_checkpoints/sales.bronze.orders_raw/workers/bronze-workers' | wc -l) -eq 5 ]"
+  bash -c "[ \$(ls '$lake/_checkpoints/sales.bronze.orders_raw/workers/bronze-workers' | wc -l) -ge 5 ]"
 echo "batches abandoned after losing a partition to another worker: $(cat "$work"/w*.log | grep -c abandoned)"
 finish

@@ -44,11 +44,14 @@ Status GroupMember::Init(const KafkaSourceOptions& options) {
                                                                    std::move(poster));
   }
   // Assigned partitions are paused, so nothing is fetched; if a fetch slips in before the pause
-  // it starts at the end and is small.
+  // it starts at the end and is small. The eager round-robin assignor, not cooperative-sticky:
+  // librdkafka before 2.3 aborts when a cooperative-sticky member is closed before its first
+  // assignment (confluentinc/librdkafka#4312; Debian 12 ships 2.0.2), which a worker stopped
+  // while it joins would hit. Ownership moves are safe either way (the table decides).
   WEIR_ASSIGN_OR_RETURN(
       rd_kafka_conf_t * conf,
       NewClientConf(options, group_id_,
-                    {{"partition.assignment.strategy", "cooperative-sticky"},
+                    {{"partition.assignment.strategy", "roundrobin"},
                      {"auto.offset.reset", "latest"},
                      {"enable.partition.eof", "false"}},
                     {{"client.id", "weir-worker"}, {"queued.max.messages.kbytes", "1024"}}));

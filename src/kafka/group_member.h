@@ -1,7 +1,7 @@
 // GroupMember: membership in a Kafka (or Event Hubs) consumer group without consuming through it,
 // for weir's worker mode (`weir run --workers-group NAME`). The group's coordinator divides the
-// subscribed topics' partitions among the members (cooperative-sticky rebalancing where the broker
-// supports it); Assignment() is what this worker owns now. Assigned partitions are paused at once
+// subscribed topics' partitions among the members (librdkafka's round-robin assignor, eager
+// rebalancing); Assignment() is what this worker owns now. Assigned partitions are paused at once
 // and nothing is read or committed through the group: the worker reads with its own consumer
 // (kafka/consumer.h) from where its Delta table's per-partition txns say, so ownership only
 // decides who works on what — a stale owner's commit is refused by the table, not by the group.
