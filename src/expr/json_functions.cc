@@ -1178,6 +1178,17 @@ class FromJsonConverter {
     return Fail(index, json_kind);
   }
 
+  // Reads the string value whose raw bytes start at `raw`: nullptr when it is valid, else where
+  // it went wrong (its opening quote).
+  const char* ReadValueString(const od::raw_json_string& raw, std::string_view* text,
+                              bool* borrowed) {
+    const char* p = reinterpret_cast<const char*>(raw.raw());
+    if (ReadRawString(p, reader_.text_end(), reader_.end(), &string_scratch_, text, borrowed)) {
+      return nullptr;
+    }
+    return p - 1;
+  }
+
   Outcome Convert(od::value& v, int index, int depth) {
     if (depth > kMaxJsonDepth) return Malformed("nesting deeper than 1000 levels", nullptr);
     od::json_type type;
@@ -1185,12 +1196,10 @@ class FromJsonConverter {
     if (type == od::json_type::string) {  // the common case: consumed without a token copy
       od::raw_json_string raw;
       if (auto e = v.get_raw_json_string().get(raw)) return Malformed(e);
-      const char* p = reinterpret_cast<const char*>(raw.raw());
       std::string_view text;
       bool borrowed;
-      if (!ReadRawString(p, reader_.text_end(), reader_.end(), &string_scratch_, &text,
-                         &borrowed)) {
-        return Malformed("invalid string", p - 1);
+      if (const char* bad = ReadValueString(raw, &text, &borrowed)) {
+        return Malformed("invalid string", bad);
       }
       return ConvertString(index, text, borrowed);
     }
@@ -1499,12 +1508,10 @@ class FromJsonConverter {
         od::raw_json_string raw;
         if (depth < kMaxJsonDepth &&
             field.value().get_raw_json_string().get(raw) == simdjson::SUCCESS) {
-          const char* p = reinterpret_cast<const char*>(raw.raw());
           std::string_view text;
           bool borrowed;
-          if (!ReadRawString(p, reader_.text_end(), reader_.end(), &string_scratch_, &text,
-                             &borrowed)) {
-            return Malformed("invalid string", p - 1);
+          if (const char* bad = ReadValueString(raw, &text, &borrowed)) {
+            return Malformed("invalid string", bad);
           }
           continue;
         }
