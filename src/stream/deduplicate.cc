@@ -335,6 +335,13 @@ Result<std::vector<int32_t>> Deduplicate::Process(const columnar::Batch& input,
         r.evict_at = time;
         r.indexed = true;
       }
+      if (r.indexed && r.evict_at <= evicted_through_micros_) {
+        // Below what was evicted (a NULL event time within the watermark expires at the delay):
+        // the next eviction must look from here.
+        evicted_through_micros_ = r.evict_at == std::numeric_limits<int64_t>::min()
+                                      ? r.evict_at
+                                      : r.evict_at - 1;
+      }
       // time(evict_at) + key: the index entry's key, whose suffix is the row's key.
       r.begin = block_keys_.size();
       AppendOrderedTime(r.evict_at, &block_keys_);
@@ -378,15 +385,21 @@ Status Deduplicate::EvictExpired(int64_t eviction_watermark_ms) {
   if (!index_by_time_) return Status::OK();
   auto start = std::chrono::steady_clock::now();
   const int64_t watermark_micros = MillisToMicros(eviction_watermark_ms);
-  // Index entries are ordered by time: the expired ones (time <= watermark) are a prefix.
-  std::string upper;
+  // Index entries are ordered by time: the expired ones (time <= watermark) are a prefix, and
+  // the part of it up to evicted_through_micros_ is already gone.
+  evicting_through_micros_ = evicted_through_micros_;
+  if (watermark_micros <= evicted_through_micros_) return Status::OK();
+  std::string lower, upper;
+  if (evicted_through_micros_ > std::numeric_limits<int64_t>::min()) {
+    AppendOrderedTime(evicted_through_micros_ + 1, &lower);
+  }
   std::optional<std::string_view> bound;
   if (watermark_micros < std::numeric_limits<int64_t>::max()) {
     AppendOrderedTime(watermark_micros + 1, &upper);
     bound = upper;
   }
   WEIR_ASSIGN_OR_RETURN(std::unique_ptr<StateStore::Cursor> cursor,
-                        store_->Scan(StateStore::Keyspace::kIndex, {}, bound));
+                        store_->Scan(StateStore::Keyspace::kIndex, lower, bound));
   for (; cursor->Valid(); cursor->Next()) {
     std::string_view index_key = cursor->key();
     if (index_key.size() < 8) {
@@ -402,6 +415,7 @@ Status Deduplicate::EvictExpired(int64_t eviction_watermark_ms) {
     ++rows_removed_;
   }
   WEIR_RETURN_NOT_OK(cursor->status());
+  evicting_through_micros_ = watermark_micros;
   removals_time_ns_ += NanosSince(start);
   return Status::OK();
 }
@@ -411,6 +425,7 @@ Status Deduplicate::Commit(int64_t batch_id) {
   WEIR_RETURN_NOT_OK(store_->Commit(batch_id));
   for (uint64_t f : evicted_fingerprints_) fingerprints_.EraseOne(f);
   evicted_fingerprints_.clear();
+  evicted_through_micros_ = std::max(evicted_through_micros_, evicting_through_micros_);
   StateStoreMetrics after = store_->metrics();
   StateOperatorProgress p;
   p.operator_name = std::string(operator_name());
@@ -448,6 +463,7 @@ void Deduplicate::ResetBatchMetrics() {
   duplicates_dropped_ = 0;
   updates_time_ns_ = 0;
   removals_time_ns_ = 0;
+  evicting_through_micros_ = std::numeric_limits<int64_t>::min();
 }
 
 }  // namespace weir::stream

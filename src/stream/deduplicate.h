@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -109,6 +110,13 @@ class Deduplicate {
   FingerprintSet fingerprints_;
   std::vector<uint64_t> evicted_fingerprints_;  // removed from fingerprints_ at Commit
   bool index_by_time_ = false;        // state rows have eviction-time index entries
+  // Every index entry with a time <= this is gone from the committed state (INT64_MIN: not
+  // known, e.g. after Open). Eviction scans from just above it: the removed entries before it
+  // stay in RocksDB as tombstones until compaction, and an iterator walking over millions of
+  // them took most of a batch once state was being evicted (Seek jumps past them).
+  int64_t evicted_through_micros_ = std::numeric_limits<int64_t>::min();
+  // What evicted_through_micros_ becomes when the batch commits.
+  int64_t evicting_through_micros_ = std::numeric_limits<int64_t>::min();
   int event_time_key_position_ = -1;  // kDropDuplicates: position of the event time among keys
   StateOperatorProgress progress_;
   // The running batch.

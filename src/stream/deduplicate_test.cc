@@ -386,6 +386,44 @@ TEST_F(DeduplicateTest, WithinWatermarkNullEventTimeExpiresAtTheDelay) {
   EXPECT_EQ(op->progress().num_rows_total, 0);
 }
 
+// Eviction scans only above what earlier batches evicted; a row that expires below that (a NULL
+// event time expires at the delay) must still be found, in this batch and after a reopen.
+TEST_F(DeduplicateTest, RowsExpiringBelowAnEarlierEvictionAreStillEvicted) {
+  DeduplicateOptions options;
+  options.mode = DeduplicateMode::kWithinWatermark;
+  options.key_columns = {0};
+  options.event_time_column = 1;
+  options.delay_ms = 5 * kSecondMs;
+  {
+    ASSERT_OK_AND_ASSIGN(auto op, OpenAt(-1, Ddl("id STRING, ts TIMESTAMP"), options));
+    ASSERT_OK(op->Process(Events({{"a", 10}, {"b", 100}}), 0).status());
+    ASSERT_OK(op->EvictExpired(50 * kSecondMs));  // "a" expires at 15
+    ASSERT_OK(op->Commit(0));
+    EXPECT_EQ(op->progress().num_rows_removed, 1);
+    ASSERT_OK(op->Process(Events({{"n", std::nullopt}, {"c", 60}}), 50 * kSecondMs).status());
+    ASSERT_OK(op->EvictExpired(60 * kSecondMs));  // "n" expires at 5, "c" at 65
+    ASSERT_OK(op->Commit(1));
+    EXPECT_EQ(op->progress().num_rows_removed, 1);
+    EXPECT_EQ(op->progress().num_rows_total, 2);
+    // An aborted eviction is done again by the next batch.
+    ASSERT_OK(op->EvictExpired(70 * kSecondMs));
+    ASSERT_OK(op->Abort());
+    ASSERT_OK(op->Process(Events({{"m", std::nullopt}}), 60 * kSecondMs).status());
+    ASSERT_OK(op->Commit(2));  // without an eviction: "m" stays below the evicted 60 s
+    EXPECT_EQ(op->progress().num_rows_total, 3);
+    ASSERT_OK(op->EvictExpired(70 * kSecondMs));
+    ASSERT_OK(op->Commit(3));
+    EXPECT_EQ(op->progress().num_rows_removed, 2);  // "c" and "m"
+    EXPECT_EQ(op->progress().num_rows_total, 1);
+  }
+  ASSERT_OK_AND_ASSIGN(auto op, OpenAt(3, Ddl("id STRING, ts TIMESTAMP"), options));
+  ASSERT_OK(op->Process(Events({{"o", std::nullopt}}), 70 * kSecondMs).status());
+  ASSERT_OK(op->EvictExpired(200 * kSecondMs));
+  ASSERT_OK(op->Commit(4));
+  EXPECT_EQ(op->progress().num_rows_removed, 2);  // "b" and "o"
+  EXPECT_EQ(op->progress().num_rows_total, 0);
+}
+
 TEST_F(DeduplicateTest, WithinWatermarkNeedsAnEventTimeColumn) {
   DeduplicateOptions options;
   options.mode = DeduplicateMode::kWithinWatermark;
