@@ -515,18 +515,21 @@ AssignedPartition* KafkaSource::FindAssigned(const rd_kafka_message_t* m) {
 }
 
 Status KafkaSource::Reassign() {
+  // A partition paused earlier would stay paused across assign(), so every partition is resumed
+  // first. Never after: a pause or resume bumps the partition's op version, and when that happens
+  // before librdkafka has served the assignment's fetch start, the fetch start can be dropped as
+  // outdated and the partition not fetch again, silently (librdkafka issues 2190 and 5591).
   PartitionList list(static_cast<int>(assignment_.size()));
   for (auto& [tp, slot] : assignment_) {
     list.Add(tp, slot.carry.empty() ? slot.handed : slot.carry.back()->offset + 1);
     slot.broken = false;
     slot.paused = false;
   }
+  rd_kafka_resume_partitions(rk_, list.list);
   rd_kafka_resp_err_t err = rd_kafka_assign(rk_, list.list);
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     return StatusFromKafkaError(err, "cannot assign the partitions to read");
   }
-  // A partition paused earlier stays paused across assign().
-  rd_kafka_resume_partitions(rk_, list.list);
   return Status::OK();
 }
 
@@ -910,7 +913,23 @@ Result<RecordBatch> RangeReader::Next(size_t max_records) {
         }
       }
       WakeFetchers(/*starved=*/true);
-      if (source_->NowMs() - last_progress_ms_ > poll_timeout_ms) {
+      const int64_t silent_ms = source_->NowMs() - last_progress_ms_;
+      if (!restarted_fetch_ && silent_ms > poll_timeout_ms / 4) {
+        // Spark retries a task whose poll timed out, with a fresh fetch. Once per read, a quarter
+        // into the timeout, the fetches start again at the positions reached: a fetcher that
+        // librdkafka left stopped (a streaming run once waited the whole timeout on one partition
+        // whose end offset was well ahead) fetches again; a slow broker loses one round trip.
+        restarted_fetch_ = true;
+        std::string warning = "no records for " + std::to_string(silent_ms) + " ms while reading " +
+                              stuck->tp.ToString() + " at offset " + std::to_string(stuck->next) +
+                              " (planned end " + std::to_string(stuck->until) +
+                              "); fetching again from the positions reached";
+        source_->AddLog("warning: " + warning);
+        stats_.warnings.push_back(std::move(warning));
+        WEIR_RETURN_NOT_OK(source_->Reassign());
+        continue;
+      }
+      if (silent_ms > poll_timeout_ms) {
         std::string last = source_->LastClientError();
         std::string hw = stuck->high_watermark_seen >= 0
                              ? "; the partition's end offset is " +

@@ -95,7 +95,7 @@ struct ReadStats {
   int64_t skipped_offsets = 0;    // offsets lost to retention, skipped (failOnDataLoss=false)
   int64_t out_of_range_resets = 0;
   int64_t empty_polls = 0;
-  std::vector<std::string> warnings;  // data-loss warnings, Spark's text
+  std::vector<std::string> warnings;  // data-loss warnings (Spark's text), fetch restarts
 
   double AvgRecordBytes() const {
     return records == 0 ? 0 : static_cast<double>(payload_bytes) / static_cast<double>(records);
@@ -150,6 +150,7 @@ class RangeReader {
   ReadStats stats_;
   int64_t last_progress_ms_ = 0;
   int64_t last_wake_ms_ = 0;  // when WakeFetchers() last woke the brokers
+  bool restarted_fetch_ = false;  // Next() repositioned the consumer after a long silence
   std::vector<rd_kafka_message_t*> scratch_;
 };
 
@@ -216,6 +217,9 @@ class KafkaSource : public OffsetLookup {
   std::vector<std::string> TakeClientLog();
   // The most recent client-level error (e.g. authentication, all brokers down), scrubbed.
   std::string LastClientError();
+
+  // Tests only: the librdkafka consumer, to break its state behind the source's back.
+  rd_kafka_t* handle_for_testing() const { return rk_; }
 
  private:
   friend class RangeReader;

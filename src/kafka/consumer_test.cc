@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -376,6 +377,59 @@ TEST_F(ConsumerTest, ReplaysAnEarlierRangeAndKeepsBatchesAfterTheReader) {
   ASSERT_OK(ReadAll(source.get(), {{{"t", 0}, 300, 1000}, {{"t", 1}, 300, 1000}, {{"t", 2}, 0, 10}}, &next));
   EXPECT_EQ(next.size(), 700u + 700u + 10u);
   EXPECT_TRUE(next.count({0, 300}) && next.count({1, 999}) && next.count({2, 9}));
+}
+
+// Every read that starts where the stream is not repositions the consumer (resume, then assign:
+// a resume right after an assign can make librdkafka drop the assignment's fetch start, librdkafka
+// issues 2190 and 5591). Many repositionings in a row: each read gets exactly its records, within
+// a short poll timeout.
+TEST_F(ConsumerTest, RepositioningAgainAndAgainNeverStallsAPartition) {
+  ProduceAll("none");
+  auto source = OpenSource(SourceOptions(cluster_->bootstraps(),
+                                         {{"kafkaConsumer.pollTimeoutMs", "5000"}}));
+  std::mt19937 random(7);
+  for (int i = 0; i < 50; ++i) {
+    std::vector<OffsetRange> ranges;
+    int64_t want = 0;
+    for (int p = 0; p < kPartitions; ++p) {
+      if (random() % 3 == 0) continue;  // not every partition in every read
+      const int64_t from = static_cast<int64_t>(random() % (kPerPartition - 20));
+      const int64_t until = from + 1 + static_cast<int64_t>(random() % 20);
+      ranges.push_back({{"t", p}, from, until});
+      want += until - from;
+    }
+    std::map<std::pair<int32_t, int64_t>, Copied> got;
+    Status read = ReadAll(source.get(), ranges, &got);
+    ASSERT_TRUE(read.ok()) << "read " << i << ": " << read.ToString();
+    ASSERT_EQ(static_cast<int64_t>(got.size()), want) << "read " << i;
+  }
+}
+
+// A read whose partition gets no records for a quarter of pollTimeoutMs starts the fetches again
+// from the positions reached (Spark retries a timed-out task): here librdkafka is told to stop
+// fetching a partition behind the source's back, as its fetcher once stopped on its own.
+TEST_F(ConsumerTest, AStoppedFetcherFetchesAgainBeforeThePollTimeout) {
+  ProduceAll("none");
+  auto source = OpenSource(SourceOptions(cluster_->bootstraps(),
+                                         {{"kafkaConsumer.pollTimeoutMs", "4000"}}));
+  std::vector<OffsetRange> first, rest;
+  for (int p = 0; p < kPartitions; ++p) {
+    first.push_back({{"t", p}, 0, 10});
+    rest.push_back({{"t", p}, 10, kPerPartition});
+  }
+  std::map<std::pair<int32_t, int64_t>, Copied> got;
+  ASSERT_OK(ReadAll(source.get(), first, &got));
+  rd_kafka_topic_partition_list_t* stopped = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(stopped, "t", 1);
+  rd_kafka_pause_partitions(source->handle_for_testing(), stopped);
+  rd_kafka_topic_partition_list_destroy(stopped);
+  ReadStats stats;
+  ASSERT_OK(ReadAll(source.get(), rest, &got, &stats));  // the old reader timed out after 4 s
+  ExpectExactly(got);
+  ASSERT_EQ(stats.warnings.size(), 1u);
+  EXPECT_NE(stats.warnings[0].find("fetching again from the positions reached"), std::string::npos)
+      << stats.warnings[0];
+  EXPECT_NE(stats.warnings[0].find("t-1 at offset"), std::string::npos) << stats.warnings[0];
 }
 
 TEST_F(ConsumerTest, SubscribePatternSkipsInternalTopicsAndSeesNewTopics) {
