@@ -332,6 +332,7 @@ class ParquetWriter::ColumnWriter {
     if (used_dictionary_ || plain_pages_ > 0) md.encodings.push_back(Encoding::kPlain);
     if (leaf_.max_def > 0 || leaf_.max_rep > 0) md.encodings.push_back(Encoding::kRle);
     if (used_dictionary_) md.encodings.push_back(Encoding::kRleDictionary);
+    DictionaryMinMax();
     Statistics st;
     st.null_count = null_count_;
     chunk_stats_.ToParquet(leaf_, &st);
@@ -468,16 +469,14 @@ class ParquetWriter::ColumnWriter {
       case Physical::kBytes: {
         views_.resize(n);
         const std::string_view* strings = c.strings();
-        std::string_view min = strings[rows[0]], max = min;
-        for (size_t i = 0; i < n; ++i) {
-          std::string_view v = strings[rows[i]];
-          views_[i] = v;
-          if (v < min) min = v;
-          if (v > max) max = v;
-        }
-        chunk_stats_.UpdateBytes(min);
-        chunk_stats_.UpdateBytes(max);
-        return EmitBytes(n, /*fixed_width=*/0);
+        for (size_t i = 0; i < n; ++i) views_[i] = strings[rows[i]];
+        // Values that go into the dictionary get their min and max from its distinct entries when
+        // the chunk is finished (DictionaryMinMax); PLAIN values are compared as they are copied,
+        // while their bytes are in the cache (a separate pass over a chunk's payloads read them
+        // from memory twice: ~5% of bronze's CPU).
+        if (dict_active_) return EmitBytes(n, /*fixed_width=*/0);
+        EmitPlainBytesWithMinMax(n);
+        return Status::OK();
       }
       case Physical::kDecimalBytes: {
         views_.resize(n);
@@ -542,6 +541,49 @@ class ParquetWriter::ColumnWriter {
       EncodePlainByteArray(views_.data(), static_cast<int64_t>(n), &plain_);
     }
     return Status::OK();
+  }
+
+  // PLAIN BYTE_ARRAY values of views_[0, n) appended to the open page, with their min and max
+  // taken into chunk_stats_.
+  void EmitPlainBytesWithMinMax(size_t n) {
+    size_t total = 0;
+    for (size_t i = 0; i < n; ++i) total += 4 + views_[i].size();
+    const size_t old_size = plain_.size();
+    plain_.resize(old_size + total);
+    char* dst = plain_.data() + old_size;
+    std::string_view min = views_[0], max = min;
+    for (size_t i = 0; i < n; ++i) {
+      const std::string_view v = views_[i];
+      if (v < min) {
+        min = v;
+      } else if (v > max) {
+        max = v;
+      }
+      const auto length = static_cast<uint32_t>(v.size());
+      std::memcpy(dst, &length, 4);
+      if (length > 0) std::memcpy(dst + 4, v.data(), length);
+      dst += 4 + length;
+    }
+    chunk_stats_.UpdateBytes(min);
+    chunk_stats_.UpdateBytes(max);
+  }
+
+  // The min and max of the byte-array dictionary's entries into chunk_stats_: every value that
+  // went through the dictionary is one of them.
+  void DictionaryMinMax() {
+    const auto* dict = std::get_if<ByteArrayDictionary>(&dictionary_);
+    if (physical_ != Physical::kBytes || dict == nullptr || dict->size() == 0) return;
+    std::string_view min = dict->value(0), max = min;
+    for (int64_t i = 1; i < dict->size(); ++i) {
+      const std::string_view v = dict->value(static_cast<uint32_t>(i));
+      if (v < min) {
+        min = v;
+      } else if (v > max) {
+        max = v;
+      }
+    }
+    chunk_stats_.UpdateBytes(min);
+    chunk_stats_.UpdateBytes(max);
   }
 
   // Once per chunk, after kDictionaryProbeValues values: when the dictionary plus the indices
