@@ -32,6 +32,16 @@ struct Event {
   std::optional<std::string> id;
   std::optional<int64_t> ts;
 };
+// dropDuplicatesWithinWatermark on "id" with the watermark on "ts" (the Events() schema).
+DeduplicateOptions WithinWatermarkOnId(int64_t delay_ms) {
+  DeduplicateOptions options;
+  options.mode = DeduplicateMode::kWithinWatermark;
+  options.key_columns = {0};
+  options.event_time_column = 1;
+  options.delay_ms = delay_ms;
+  return options;
+}
+
 Batch Events(const std::vector<Event>& events, bool micros = false) {
   Batch b(Ddl("id STRING, ts TIMESTAMP"));
   for (const Event& e : events) {
@@ -299,11 +309,7 @@ TEST_F(DeduplicateTest, EventTimeKeyEvictionBoundaryIsInclusive) {
 // Spark's DeduplicateWithinWatermarkSuite: dropDuplicatesWithinWatermark("_1") with a 2 s
 // watermark.
 TEST_F(DeduplicateTest, SparkDeduplicateWithinWatermark) {
-  DeduplicateOptions options;
-  options.mode = DeduplicateMode::kWithinWatermark;
-  options.key_columns = {0};
-  options.event_time_column = 1;
-  options.delay_ms = 2 * kSecondMs;
+  DeduplicateOptions options = WithinWatermarkOnId(2 * kSecondMs);
   ASSERT_OK_AND_ASSIGN(auto op, OpenAt(-1, Ddl("id STRING, ts TIMESTAMP"), options));
   EXPECT_EQ(op->operator_name(), "dedupeWithinWatermark");
   Engine engine(op.get(), 1, options.delay_ms);
@@ -351,11 +357,7 @@ TEST_F(DeduplicateTest, SparkDeduplicateWithinWatermark) {
 }
 
 TEST_F(DeduplicateTest, WithinWatermarkKeyStaysOneMicrosecondPastTheWatermark) {
-  DeduplicateOptions options;
-  options.mode = DeduplicateMode::kWithinWatermark;
-  options.key_columns = {0};
-  options.event_time_column = 1;
-  options.delay_ms = 1 * kSecondMs;
+  DeduplicateOptions options = WithinWatermarkOnId(1 * kSecondMs);
   ASSERT_OK_AND_ASSIGN(auto op, OpenAt(-1, Ddl("id STRING, ts TIMESTAMP"), options));
   // expiresAt: x = 10 s exactly, y = 10 s + 1 µs.
   ASSERT_OK(
@@ -371,11 +373,7 @@ TEST_F(DeduplicateTest, WithinWatermarkKeyStaysOneMicrosecondPastTheWatermark) {
 
 TEST_F(DeduplicateTest, WithinWatermarkNullEventTimeExpiresAtTheDelay) {
   // Spark reads a NULL event time as 0 when it computes expiresAt.
-  DeduplicateOptions options;
-  options.mode = DeduplicateMode::kWithinWatermark;
-  options.key_columns = {0};
-  options.event_time_column = 1;
-  options.delay_ms = 5 * kSecondMs;
+  DeduplicateOptions options = WithinWatermarkOnId(5 * kSecondMs);
   ASSERT_OK_AND_ASSIGN(auto op, OpenAt(-1, Ddl("id STRING, ts TIMESTAMP"), options));
   ASSERT_OK(op->Process(Events({{"n", std::nullopt}}), 0).status());
   ASSERT_OK(op->EvictExpired(4 * kSecondMs));
@@ -389,11 +387,7 @@ TEST_F(DeduplicateTest, WithinWatermarkNullEventTimeExpiresAtTheDelay) {
 // Eviction scans only above what earlier batches evicted; a row that expires below that (a NULL
 // event time expires at the delay) must still be found, in this batch and after a reopen.
 TEST_F(DeduplicateTest, RowsExpiringBelowAnEarlierEvictionAreStillEvicted) {
-  DeduplicateOptions options;
-  options.mode = DeduplicateMode::kWithinWatermark;
-  options.key_columns = {0};
-  options.event_time_column = 1;
-  options.delay_ms = 5 * kSecondMs;
+  DeduplicateOptions options = WithinWatermarkOnId(5 * kSecondMs);
   {
     ASSERT_OK_AND_ASSIGN(auto op, OpenAt(-1, Ddl("id STRING, ts TIMESTAMP"), options));
     ASSERT_OK(op->Process(Events({{"a", 10}, {"b", 100}}), 0).status());
@@ -678,11 +672,7 @@ INSTANTIATE_TEST_SUITE_P(
 // ---- Restart, crash, schema change
 
 TEST_F(DeduplicateTest, ReRunOfAnUncommittedBatchGivesTheSameResult) {
-  DeduplicateOptions options;
-  options.mode = DeduplicateMode::kWithinWatermark;
-  options.key_columns = {0};
-  options.event_time_column = 1;
-  options.delay_ms = 10 * kSecondMs;
+  DeduplicateOptions options = WithinWatermarkOnId(10 * kSecondMs);
   columnar::Schema schema = Ddl("id STRING, ts TIMESTAMP");
   Batch batch1 = Events({{"a", 30}, {"c", 31}, {"d", 5}, {"c", 32}});
   std::vector<int32_t> first_try;
@@ -724,11 +714,7 @@ TEST_F(DeduplicateTest, AbortDropsTheBatchUpdates) {
 // The in-memory fingerprints must follow the store through an abort: an eviction that was
 // aborted leaves the key in the state, so a later duplicate of it is still dropped.
 TEST_F(DeduplicateTest, AbortedEvictionKeepsTheKeyADuplicate) {
-  DeduplicateOptions options;
-  options.mode = DeduplicateMode::kWithinWatermark;
-  options.key_columns = {0};
-  options.event_time_column = 1;
-  options.delay_ms = 2 * kSecondMs;
+  DeduplicateOptions options = WithinWatermarkOnId(2 * kSecondMs);
   ASSERT_OK_AND_ASSIGN(auto op, OpenAt(-1, Ddl("id STRING, ts TIMESTAMP"), options));
   ASSERT_OK(op->Process(Events({{"a", 10}}), 0).status());
   ASSERT_OK(op->EvictExpired(0));
@@ -801,11 +787,7 @@ TEST_F(DeduplicateTest, MillionRowsStayWithinTheMemoryBudget) {
   constexpr int64_t kRows = kSanitized ? 200000 : 1000000;
   constexpr int64_t kUnique = kRows / 10 * 9;
   constexpr int64_t kBatchRows = 100000;
-  DeduplicateOptions options;
-  options.mode = DeduplicateMode::kWithinWatermark;
-  options.key_columns = {0};
-  options.event_time_column = 1;
-  options.delay_ms = 3600 * kSecondMs;
+  DeduplicateOptions options = WithinWatermarkOnId(3600 * kSecondMs);
   ASSERT_OK_AND_ASSIGN(auto op, OpenAt(-1, Ddl("id STRING, ts TIMESTAMP"), options));
   const int64_t base = int64_t{1767225600} * kSecondUs;  // 2026-01-01
   int64_t kept = 0;
