@@ -413,6 +413,11 @@ Status StateStore::OpenWorkingDb(bool create) {
   // often (lookups check the extra L0 files' bloom filters, which is cheap).
   options.level0_file_num_compaction_trigger = 8;
   options.max_background_jobs = 2;
+  // Flush and compaction outputs are written back as they grow rather than left dirty for the
+  // fsyncs of every Commit to wait for (ext4 in data=ordered mode). In a 10-minute streaming run
+  // the slowest checkpoints of each minute went from 1.5-7.7 s to 1.2-2.8 s, and commits from
+  // 26-37 s to 16-25 s a minute (noisy shared host).
+  options.bytes_per_sync = 1 << 20;
   options.max_open_files = 256;
   options.avoid_flush_during_shutdown = true;  // uncommitted data is discarded anyway
   options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
