@@ -335,12 +335,14 @@ Result<std::vector<int32_t>> Deduplicate::Process(const columnar::Batch& input,
         r.evict_at = time;
         r.indexed = true;
       }
-      if (r.indexed && r.evict_at <= evicted_through_micros_) {
-        // Below what was evicted (a NULL event time within the watermark expires at the delay):
-        // the next eviction must look from here.
-        evicted_through_micros_ = r.evict_at == std::numeric_limits<int64_t>::min()
-                                      ? r.evict_at
-                                      : r.evict_at - 1;
+      if (r.indexed && r.evict_at <= std::max(evicted_through_micros_, evicting_through_micros_)) {
+        // Below what was (or is being) evicted: the next eviction looks there too.
+        straggler_min_micros_ =
+            has_stragglers_ ? std::min(straggler_min_micros_, r.evict_at) : r.evict_at;
+        straggler_max_micros_ =
+            has_stragglers_ ? std::max(straggler_max_micros_, r.evict_at) : r.evict_at;
+        has_stragglers_ = true;
+        stragglers_evicted_ = false;
       }
       // time(evict_at) + key: the index entry's key, whose suffix is the row's key.
       r.begin = block_keys_.size();
@@ -385,17 +387,31 @@ Status Deduplicate::EvictExpired(int64_t eviction_watermark_ms) {
   if (!index_by_time_) return Status::OK();
   auto start = std::chrono::steady_clock::now();
   const int64_t watermark_micros = MillisToMicros(eviction_watermark_ms);
-  // Index entries are ordered by time: the expired ones (time <= watermark) are a prefix, and
-  // the part of it up to evicted_through_micros_ is already gone.
-  evicting_through_micros_ = evicted_through_micros_;
-  if (watermark_micros <= evicted_through_micros_) return Status::OK();
-  std::string lower, upper;
-  if (evicted_through_micros_ > std::numeric_limits<int64_t>::min()) {
-    AppendOrderedTime(evicted_through_micros_ + 1, &lower);
+  // Index entries are ordered by time: the expired ones (time <= watermark) are a prefix, of which
+  // only the stragglers and the part above evicted_through_micros_ can still be there.
+  if (has_stragglers_) {
+    WEIR_RETURN_NOT_OK(EvictRange(straggler_min_micros_,
+                                  std::min(straggler_max_micros_, watermark_micros)));
+    stragglers_evicted_ = straggler_max_micros_ <= watermark_micros;
   }
+  evicting_through_micros_ = std::max(evicted_through_micros_, watermark_micros);
+  if (watermark_micros > evicted_through_micros_) {
+    const int64_t from = evicted_through_micros_ == std::numeric_limits<int64_t>::min()
+                             ? evicted_through_micros_
+                             : evicted_through_micros_ + 1;
+    WEIR_RETURN_NOT_OK(EvictRange(from, watermark_micros));
+  }
+  removals_time_ns_ += NanosSince(start);
+  return Status::OK();
+}
+
+Status Deduplicate::EvictRange(int64_t from_micros, int64_t through_micros) {
+  if (from_micros > through_micros) return Status::OK();
+  std::string lower, upper;
+  if (from_micros > std::numeric_limits<int64_t>::min()) AppendOrderedTime(from_micros, &lower);
   std::optional<std::string_view> bound;
-  if (watermark_micros < std::numeric_limits<int64_t>::max()) {
-    AppendOrderedTime(watermark_micros + 1, &upper);
+  if (through_micros < std::numeric_limits<int64_t>::max()) {
+    AppendOrderedTime(through_micros + 1, &upper);
     bound = upper;
   }
   WEIR_ASSIGN_OR_RETURN(std::unique_ptr<StateStore::Cursor> cursor,
@@ -414,10 +430,7 @@ Status Deduplicate::EvictExpired(int64_t eviction_watermark_ms) {
     WEIR_RETURN_NOT_OK(store_->Remove(index_key, StateStore::Keyspace::kIndex));
     ++rows_removed_;
   }
-  WEIR_RETURN_NOT_OK(cursor->status());
-  evicting_through_micros_ = watermark_micros;
-  removals_time_ns_ += NanosSince(start);
-  return Status::OK();
+  return cursor->status();
 }
 
 Status Deduplicate::Commit(int64_t batch_id) {
@@ -426,6 +439,7 @@ Status Deduplicate::Commit(int64_t batch_id) {
   for (uint64_t f : evicted_fingerprints_) fingerprints_.EraseOne(f);
   evicted_fingerprints_.clear();
   evicted_through_micros_ = std::max(evicted_through_micros_, evicting_through_micros_);
+  if (stragglers_evicted_) has_stragglers_ = false;
   StateStoreMetrics after = store_->metrics();
   StateOperatorProgress p;
   p.operator_name = std::string(operator_name());
@@ -464,6 +478,7 @@ void Deduplicate::ResetBatchMetrics() {
   updates_time_ns_ = 0;
   removals_time_ns_ = 0;
   evicting_through_micros_ = std::numeric_limits<int64_t>::min();
+  stragglers_evicted_ = false;
 }
 
 }  // namespace weir::stream

@@ -101,6 +101,8 @@ class Deduplicate {
   void ResetBatchMetrics();
   // Rebuilds fingerprints_ from the store's rows.
   Status LoadFingerprints();
+  // Removes the rows whose index entries have a time in [from_micros, through_micros].
+  Status EvictRange(int64_t from_micros, int64_t through_micros);
 
   DeduplicateOptions options_;
   columnar::Schema schema_;
@@ -109,14 +111,22 @@ class Deduplicate {
   // the common case, never reach the store.
   FingerprintSet fingerprints_;
   std::vector<uint64_t> evicted_fingerprints_;  // removed from fingerprints_ at Commit
-  bool index_by_time_ = false;        // state rows have eviction-time index entries
-  // Every index entry with a time <= this is gone from the committed state (INT64_MIN: not
-  // known, e.g. after Open). Eviction scans from just above it: the removed entries before it
-  // stay in RocksDB as tombstones until compaction, and an iterator walking over millions of
-  // them took most of a batch once state was being evicted (Seek jumps past them).
+  bool index_by_time_ = false;                  // state rows have eviction-time index entries
+  // Eviction bookkeeping. The index entries removed by earlier evictions stay in RocksDB as
+  // tombstones until compaction, and an iterator walking over millions of them took most of a
+  // batch once state was being evicted; so eviction scans only where live entries can be.
+  // Every index entry with a time <= evicted_through_micros_ is gone from the committed state,
+  // except those in the straggler range (INT64_MIN: nothing known, e.g. after Open).
   int64_t evicted_through_micros_ = std::numeric_limits<int64_t>::min();
-  // What evicted_through_micros_ becomes when the batch commits.
+  // What evicted_through_micros_ becomes when the batch commits (set by EvictExpired).
   int64_t evicting_through_micros_ = std::numeric_limits<int64_t>::min();
+  // Entries added at or below the eviction bound (a NULL event time within the watermark
+  // expires at the delay): [straggler_min_micros_, straggler_max_micros_] when set. The
+  // batch's eviction covers them (stragglers_evicted_), and its commit then forgets them.
+  bool has_stragglers_ = false;
+  int64_t straggler_min_micros_ = 0;
+  int64_t straggler_max_micros_ = 0;
+  bool stragglers_evicted_ = false;
   int event_time_key_position_ = -1;  // kDropDuplicates: position of the event time among keys
   StateOperatorProgress progress_;
   // The running batch.
