@@ -50,43 +50,51 @@ struct Payloads {
   }
 };
 
+// kRows payloads: `write(rng, i, event_ms, buffer)` formats row i, whose event time event_ms
+// advances 0-39 ms a row, into `buffer` (512 bytes) and returns its length.
+template <typename Write>
+const Payloads* MakePayloads(uint64_t seed, Write write) {
+  auto* p = new Payloads;
+  std::mt19937_64 rng(seed);
+  std::vector<std::pair<size_t, size_t>> spans;
+  int64_t event_ms = 1780909200000;  // 2026-06-08T09:00:00Z
+  char buffer[512];
+  for (int64_t i = 0; i < kRows; ++i) {
+    event_ms += static_cast<int64_t>(rng() % 40);
+    const int n = write(rng, i, event_ms, buffer);
+    spans.emplace_back(p->bytes->size(), static_cast<size_t>(n));
+    p->bytes->append(buffer, static_cast<size_t>(n));
+  }
+  p->Index(spans);
+  return p;
+}
+
+constexpr const char* kStatuses[] = {"created", "paid",      "packed",
+                                     "shipped", "delivered", "cancelled"};
+
 // Seed 001's events: {"event_id": "...", "order_id": "SO-1", "status": "created",
 // "amount": "10.50", "event_time": "2026-06-08T09:00:00Z"}, with UUID event ids and a
 // producer-chosen spacing.
 const Payloads& SeedPayloads() {
-  static const Payloads* payloads = [] {
-    static constexpr const char* kStatuses[] = {"created", "paid",      "packed",
-                                                "shipped", "delivered", "cancelled"};
-    auto* p = new Payloads;
-    std::mt19937_64 rng(20260608);
-    std::vector<std::pair<size_t, size_t>> spans;
-    int64_t event_ms = 1780909200000;  // 2026-06-08T09:00:00Z
-    char buffer[512];
-    for (int64_t i = 0; i < kRows; ++i) {
-      event_ms += static_cast<int64_t>(rng() % 40);
-      const uint64_t hi = rng(), lo = rng();
-      const int64_t seconds = event_ms / 1000;
-      const int day_seconds = static_cast<int>(seconds % 86400);
-      const int cents = static_cast<int>(rng() % 2'500'000);
-      const char* status = kStatuses[rng() % 6];
-      // Some producers add a source tag the schema ignores (longer payloads).
-      const bool tagged = rng() % 4 == 0;
-      const int n = std::snprintf(
-          buffer, sizeof(buffer),
-          "{\"event_id\": \"%08" PRIx64 "-%04" PRIx64 "-4%03" PRIx64 "-%04" PRIx64 "-%012" PRIx64
-          "\", \"order_id\": \"SO-%" PRId64
-          "\", \"status\": \"%s\", "
-          "\"amount\": \"%d.%02d\", \"event_time\": \"2026-06-08T%02d:%02d:%02d.%03dZ\"%s}",
-          hi >> 32, (hi >> 16) & 0xffff, hi & 0xfff, (lo >> 48) & 0xffff, lo & 0xffffffffffff,
-          4'500'000 + i / 3, status, cents / 100, cents % 100, day_seconds / 3600,
-          day_seconds / 60 % 60, day_seconds % 60, static_cast<int>(event_ms % 1000),
-          tagged ? ", \"source\": \"eventhubs-orders-partition-07\"" : "");
-      spans.emplace_back(p->bytes->size(), static_cast<size_t>(n));
-      p->bytes->append(buffer, static_cast<size_t>(n));
-    }
-    p->Index(spans);
-    return p;
-  }();
+  static const Payloads* payloads =
+      MakePayloads(20260608, [](std::mt19937_64& rng, int64_t i, int64_t event_ms, char* buffer) {
+        const uint64_t hi = rng(), lo = rng();
+        const int day_seconds = static_cast<int>(event_ms / 1000 % 86400);
+        const int cents = static_cast<int>(rng() % 2'500'000);
+        const char* status = kStatuses[rng() % 6];
+        // Some producers add a source tag the schema ignores (longer payloads).
+        const bool tagged = rng() % 4 == 0;
+        return std::snprintf(
+            buffer, 512,
+            "{\"event_id\": \"%08" PRIx64 "-%04" PRIx64 "-4%03" PRIx64 "-%04" PRIx64 "-%012" PRIx64
+            "\", \"order_id\": \"SO-%" PRId64
+            "\", \"status\": \"%s\", "
+            "\"amount\": \"%d.%02d\", \"event_time\": \"2026-06-08T%02d:%02d:%02d.%03dZ\"%s}",
+            hi >> 32, (hi >> 16) & 0xffff, hi & 0xfff, (lo >> 48) & 0xffff, lo & 0xffffffffffff,
+            4'500'000 + i / 3, status, cents / 100, cents % 100, day_seconds / 3600,
+            day_seconds / 60 % 60, day_seconds % 60, static_cast<int>(event_ms % 1000),
+            tagged ? ", \"source\": \"eventhubs-orders-partition-07\"" : "");
+      });
   return *payloads;
 }
 
@@ -95,41 +103,28 @@ const Payloads& SeedPayloads() {
 // "sku":"SKU-39286","quantity":4,"region":"eu-west","event_time":"2026-06-08T09:00:00.014Z"},
 // one in a hundred cut short (malformed).
 const Payloads& OrderPayloads() {
-  static const Payloads* payloads = [] {
-    static constexpr const char* kStatuses[] = {"created", "paid",      "packed",
-                                                "shipped", "delivered", "cancelled"};
-    static constexpr const char* kCurrencies[] = {"SEK", "EUR", "USD", "NOK"};
-    static constexpr const char* kChannels[] = {"partner", "web", "store", "app"};
-    static constexpr const char* kRegions[] = {"eu-west", "eu-north", "us-east"};
-    auto* p = new Payloads;
-    std::mt19937_64 rng(20260609);
-    std::vector<std::pair<size_t, size_t>> spans;
-    int64_t event_ms = 1780909200000;  // 2026-06-08T09:00:00Z
-    char buffer[512];
-    for (int64_t i = 0; i < kRows; ++i) {
-      event_ms += static_cast<int64_t>(rng() % 40);
-      const int64_t seconds = event_ms / 1000;
-      const int day_seconds = static_cast<int>(seconds % 86400);
-      const int cents = static_cast<int>(rng() % 50'000);
-      int n =
-          std::snprintf(buffer, sizeof(buffer),
-                        "{\"event_id\":\"e%d-%" PRId64 "\",\"order_id\":\"SO-%" PRId64
-                        "\",\"status\":\"%s\",\"amount\":\"%d.%02d\",\"currency\":\"%s\","
-                        "\"customer_id\":\"C-%05d\",\"channel\":\"%s\",\"sku\":\"SKU-%05d\","
-                        "\"quantity\":%d,\"region\":\"%s\","
-                        "\"event_time\":\"2026-06-08T%02d:%02d:%02d.%03dZ\"}",
-                        static_cast<int>(rng() % 4), i, i / 3, kStatuses[rng() % 6], cents / 100,
-                        cents % 100, kCurrencies[rng() % 4], static_cast<int>(rng() % 100'000),
-                        kChannels[rng() % 4], static_cast<int>(rng() % 100'000),
-                        static_cast<int>(rng() % 9 + 1), kRegions[rng() % 3], day_seconds / 3600,
-                        day_seconds / 60 % 60, day_seconds % 60, static_cast<int>(event_ms % 1000));
-      if (rng() % 100 == 0) n /= 2;  // malformed: cut short
-      spans.emplace_back(p->bytes->size(), static_cast<size_t>(n));
-      p->bytes->append(buffer, static_cast<size_t>(n));
-    }
-    p->Index(spans);
-    return p;
-  }();
+  static const Payloads* payloads =
+      MakePayloads(20260609, [](std::mt19937_64& rng, int64_t i, int64_t event_ms, char* buffer) {
+        static constexpr const char* kCurrencies[] = {"SEK", "EUR", "USD", "NOK"};
+        static constexpr const char* kChannels[] = {"partner", "web", "store", "app"};
+        static constexpr const char* kRegions[] = {"eu-west", "eu-north", "us-east"};
+        const int day_seconds = static_cast<int>(event_ms / 1000 % 86400);
+        const int cents = static_cast<int>(rng() % 50'000);
+        int n = std::snprintf(buffer, 512,
+                              "{\"event_id\":\"e%d-%" PRId64 "\",\"order_id\":\"SO-%" PRId64
+                              "\",\"status\":\"%s\",\"amount\":\"%d.%02d\",\"currency\":\"%s\","
+                              "\"customer_id\":\"C-%05d\",\"channel\":\"%s\",\"sku\":\"SKU-%05d\","
+                              "\"quantity\":%d,\"region\":\"%s\","
+                              "\"event_time\":\"2026-06-08T%02d:%02d:%02d.%03dZ\"}",
+                              static_cast<int>(rng() % 4), i, i / 3, kStatuses[rng() % 6],
+                              cents / 100, cents % 100, kCurrencies[rng() % 4],
+                              static_cast<int>(rng() % 100'000), kChannels[rng() % 4],
+                              static_cast<int>(rng() % 100'000), static_cast<int>(rng() % 9 + 1),
+                              kRegions[rng() % 3], day_seconds / 3600, day_seconds / 60 % 60,
+                              day_seconds % 60, static_cast<int>(event_ms % 1000));
+        if (rng() % 100 == 0) n /= 2;  // malformed: cut short
+        return n;
+      });
   return *payloads;
 }
 

@@ -18,6 +18,19 @@ std::string Key(std::string_view prefix, int64_t i) {
   return key;
 }
 
+// The same update in the buffer and in its model: a removal, or the value i.
+void SetBoth(UpdateBuffer* buffer, std::map<std::string, std::optional<std::string>>* model,
+             const std::string& key, bool removal, int i) {
+  if (removal) {
+    buffer->Set(key, "", true);
+    (*model)[key] = std::nullopt;
+  } else {
+    std::string value = std::to_string(i);
+    buffer->Set(key, value, false);
+    (*model)[key] = value;
+  }
+}
+
 TEST(UpdateBufferTest, LaterUpdatesReplaceEarlierOnes) {
   UpdateBuffer buffer;
   buffer.Set("a", "1", false);
@@ -89,14 +102,7 @@ TEST(UpdateBufferTest, AppendOnlySortedKeepsTheLastUpdateOfEachKey) {
       std::string key = std::string(random() % 2 == 0 ? 20 : 3, 'p');
       key += std::to_string(random() % 3000);
       buffer.Prefetch(key);  // nothing to load
-      if (random() % 4 == 0) {
-        buffer.Set(key, "", true);
-        model[key] = std::nullopt;
-      } else {
-        std::string value = std::to_string(i);
-        buffer.Set(key, value, false);
-        model[key] = value;
-      }
+      SetBoth(&buffer, &model, key, /*removal=*/random() % 4 == 0, i);
     }
     EXPECT_EQ(buffer.size(), static_cast<size_t>(sets));
     EXPECT_EQ(buffer.Find(model.begin()->first), nullptr);
@@ -136,14 +142,7 @@ TEST_P(CollidingHashTest, KeysWithEqualTagsOrSlotsAreToldApart) {
   for (int i = 0; i < 3000; ++i) {
     std::string key = "event-" + std::to_string(random() % 1500);
     buffer.Prefetch(key);
-    if (random() % 5 == 0) {
-      buffer.Set(key, "", true);
-      model[key] = std::nullopt;
-    } else {
-      std::string value = std::to_string(i);
-      buffer.Set(key, value, false);
-      model[key] = value;
-    }
+    SetBoth(&buffer, &model, key, /*removal=*/random() % 5 == 0, i);
   }
   ASSERT_EQ(buffer.size(), model.size());
   for (const auto& [key, value] : model) {
