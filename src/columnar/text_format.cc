@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace weir::columnar {
 
@@ -414,6 +415,33 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
   static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
   if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
   return len;
+}
+
+bool IsValidUtf8(std::string_view s) {
+  constexpr uint64_t kHighBits = 0x8080808080808080ULL;
+  const size_t n = s.size();
+  size_t i = 0;
+  while (i < n) {
+    // Four words per step while they are all ASCII.
+    while (i + 32 <= n) {
+      uint64_t w[4];
+      std::memcpy(w, s.data() + i, sizeof(w));
+      if (((w[0] | w[1] | w[2] | w[3]) & kHighBits) != 0) break;
+      i += 32;
+    }
+    while (i + 8 <= n) {
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, sizeof(w));
+      if ((w & kHighBits) != 0) break;
+      i += 8;
+    }
+    if (i == n) return true;
+    // One character (ASCII or a multi-byte sequence), then back to whole words.
+    const size_t len = Utf8SequenceLength(s, i);
+    if (len == 0) return false;
+    i += len;
+  }
+  return true;
 }
 
 void AppendValidUtf8(std::string_view s, std::string* out) {

@@ -91,31 +91,6 @@ std::optional<T> ParseInteger(std::string_view s) {
   return std::nullopt;
 }
 
-bool IsValidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t n;
-    if (c < 0x80) {
-      n = 0;
-    } else if ((c >> 5) == 6) {
-      n = 1;
-    } else if ((c >> 4) == 14) {
-      n = 2;
-    } else if ((c >> 3) == 30) {
-      n = 3;
-    } else {
-      return false;
-    }
-    if (i + n >= s.size() && n > 0) return false;
-    for (size_t k = 1; k <= n; ++k) {
-      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return false;
-    }
-    i += n + 1;
-  }
-  return true;
-}
-
 }  // namespace
 
 std::string FormatJavaDouble(double v) { return FormatJava(v); }
@@ -144,7 +119,7 @@ Result<std::optional<std::string>> SerializePartitionValue(const Column& c, int6
     case TypeId::kBinary: {
       std::string_view s = c.StringAt(row);
       if (s.empty()) return std::optional<std::string>();
-      if (!IsValidUtf8(s)) {
+      if (!columnar::IsValidUtf8(s)) {
         return Status::InvalidArgument(
             "a partition value must be valid UTF-8 to be stored in the Delta log; got " +
             std::to_string(s.size()) + " bytes that are not");

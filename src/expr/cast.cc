@@ -4,8 +4,6 @@
 #include <cmath>
 #include <limits>
 
-#include <simdjson.h>
-
 #include "columnar/text_format.h"
 #include "expr/spark_text.h"
 
@@ -180,7 +178,7 @@ class Caster {
       bool valid = true;
       for (int64_t i = 0; i < n_ && valid; ++i) {
         std::string_view v = in.IsNull(i) ? std::string_view() : in.StringAt(i);
-        valid = simdjson::validate_utf8(v.data(), v.size());
+        valid = columnar::IsValidUtf8(v);
       }
       if (valid) return Retype(in);
       return BuildStrings(to_, in, n_, [&](int64_t i, std::string* s) {

@@ -280,8 +280,11 @@ class ParquetWriter::ColumnWriter {
   // Compressed pages (in-flight ones counted at their uncompressed size) plus the open page.
   int64_t BufferedBytes() const { return pages_bytes_ + OpenPageBytes(); }
 
-  // Writes the chunk (dictionary page first) into `out` and describes it in `meta`.
-  Status FinishChunk(int64_t chunk_offset, std::string* out, ColumnChunk* meta, LeafStats* stats) {
+  // Writes the chunk (dictionary page first) to `file`, which is at `chunk_offset`, and describes
+  // it in `meta`. Each page goes to the file as it is (the file buffers): collecting the chunk in
+  // one string first grew it by copying and faulted in fresh pages for every row group.
+  Status FinishChunk(int64_t chunk_offset, fs::WritableFile* file, ColumnChunk* meta,
+                     LeafStats* stats) {
     if (page_entries_ > 0) WEIR_RETURN_NOT_OK(FlushPage());
     ColumnMetaData md;
     md.type = leaf_.physical_type;
@@ -289,7 +292,7 @@ class ParquetWriter::ColumnWriter {
     md.codec = ToParquetCodec(options_.codec);
     md.num_values = chunk_entries_;
     int64_t uncompressed = 0;
-    out->clear();
+    int64_t written = 0;
     if (used_dictionary_) {
       std::string plain;
       std::visit(
@@ -312,22 +315,22 @@ class ParquetWriter::ColumnWriter {
       dict.num_values = static_cast<int32_t>(DictionarySize());
       dict.encoding = Encoding::kPlain;
       header.dictionary_page_header = dict;
-      WEIR_RETURN_NOT_OK(AppendPage(header, plain, out, &uncompressed));
+      WEIR_RETURN_NOT_OK(AppendPage(header, plain, file, &written, &uncompressed));
       md.dictionary_page_offset = chunk_offset;
       md.encoding_stats.push_back({PageType::kDictionaryPage, Encoding::kPlain, 1});
       if (dict_pages_ > 0) {
         md.encoding_stats.push_back({PageType::kDataPage, Encoding::kRleDictionary, dict_pages_});
       }
     }
-    md.data_page_offset = chunk_offset + static_cast<int64_t>(out->size());
+    md.data_page_offset = chunk_offset + written;
     if (plain_pages_ > 0) md.encoding_stats.push_back({PageType::kDataPage, Encoding::kPlain, plain_pages_});
     for (size_t i = 0; i < pages_.size(); ++i) {
       PendingPage& page = pages_[i];
       WEIR_RETURN_NOT_OK(compress::BackgroundCompressor::Shared().Wait(*page.job));
-      AppendCompressedPage(page, out, &uncompressed);
+      WEIR_RETURN_NOT_OK(AppendCompressedPage(page, file, &written, &uncompressed));
       if (i >= pages_done_) Recycle(std::move(page.job->input));
     }
-    md.total_compressed_size = static_cast<int64_t>(out->size());
+    md.total_compressed_size = written;
     md.total_uncompressed_size = uncompressed;
     if (used_dictionary_ || plain_pages_ > 0) md.encodings.push_back(Encoding::kPlain);
     if (leaf_.max_def > 0 || leaf_.max_rep > 0) md.encodings.push_back(Encoding::kRle);
@@ -377,7 +380,7 @@ class ParquetWriter::ColumnWriter {
     dict_values_ = 0;
     dict_values_plain_bytes_ = 0;
     dict_checked_ = false;
-    dict_active_ = options_.enable_dictionary && physical_ != Physical::kBool;
+    dict_active_ = options_.enable_dictionary && physical_ != Physical::kBool && !mostly_distinct_;
     if (!dict_active_) return;
     switch (physical_) {
       case Physical::kInt32: dictionary_.emplace<FixedWidthDictionary<int32_t>>(); break;
@@ -588,13 +591,19 @@ class ParquetWriter::ColumnWriter {
 
   // Once per chunk, after kDictionaryProbeValues values: when the dictionary plus the indices
   // take as many bytes as the values would in PLAIN (mostly distinct values: offsets, ids, raw
-  // payloads), the chunk continues in PLAIN rather than filling a dictionary up to its limit.
+  // payloads), the chunk continues in PLAIN rather than filling a dictionary up to its limit, and
+  // the file's later chunks of this column start in PLAIN without a probe (as parquet-mr stays
+  // fallen back): probing a raw payload column again in every row group hashed and copied 8192
+  // payloads and wrote a dictionary page that no reader needed.
   Status CheckDictionaryPaysOff(int64_t dict_size, int64_t dict_plain_size) {
     if (dict_checked_ || dict_values_ < kDictionaryProbeValues) return Status::OK();
     dict_checked_ = true;
     const int width = BitWidth(static_cast<uint64_t>(std::max<int64_t>(dict_size - 1, 0)));
     const int64_t encoded = dict_plain_size + (dict_values_ * width + 7) / 8;
-    if (encoded >= dict_values_plain_bytes_) return FallBackToPlain();
+    if (encoded >= dict_values_plain_bytes_) {
+      mostly_distinct_ = true;
+      return FallBackToPlain();
+    }
     return Status::OK();
   }
 
@@ -614,8 +623,8 @@ class ParquetWriter::ColumnWriter {
   };
 
   // Compresses `body` here and appends its header and the compressed bytes (the dictionary page).
-  Status AppendPage(const PageHeader& base, std::string_view body, std::string* out,
-                    int64_t* uncompressed_total) {
+  Status AppendPage(const PageHeader& base, std::string_view body, fs::WritableFile* file,
+                    int64_t* written, int64_t* uncompressed_total) {
     compressed_.clear();
     if (options_.codec == compress::Codec::kUncompressed) {
       compressed_.assign(body);
@@ -623,24 +632,28 @@ class ParquetWriter::ColumnWriter {
       WEIR_RETURN_NOT_OK(
           compress::Compress(options_.codec, options_.compression_level, body, &compressed_));
     }
-    AppendWithSizes(base, body.size(), compressed_, out, uncompressed_total);
-    return Status::OK();
+    return AppendWithSizes(base, body.size(), compressed_, file, written, uncompressed_total);
   }
 
   // Appends a finished background page: its header with the sizes, then its compressed bytes.
-  void AppendCompressedPage(const PendingPage& page, std::string* out, int64_t* uncompressed_total) {
-    AppendWithSizes(page.header, page.body_size, page.job->output, out, uncompressed_total);
+  Status AppendCompressedPage(const PendingPage& page, fs::WritableFile* file, int64_t* written,
+                              int64_t* uncompressed_total) {
+    return AppendWithSizes(page.header, page.body_size, page.job->output, file, written,
+                           uncompressed_total);
   }
 
-  static void AppendWithSizes(const PageHeader& base, size_t body_size, std::string_view compressed,
-                              std::string* out, int64_t* uncompressed_total) {
+  Status AppendWithSizes(const PageHeader& base, size_t body_size, std::string_view compressed,
+                         fs::WritableFile* file, int64_t* written, int64_t* uncompressed_total) {
     PageHeader header = base;
     header.uncompressed_page_size = static_cast<int32_t>(body_size);
     header.compressed_page_size = static_cast<int32_t>(compressed.size());
-    size_t before = out->size();
-    Serialize(header, out);
-    *uncompressed_total += static_cast<int64_t>(out->size() - before + body_size);
-    out->append(compressed);
+    header_.clear();
+    Serialize(header, &header_);
+    WEIR_RETURN_NOT_OK(file->Append(header_));
+    WEIR_RETURN_NOT_OK(file->Append(compressed));
+    *written += static_cast<int64_t>(header_.size() + compressed.size());
+    *uncompressed_total += static_cast<int64_t>(header_.size() + body_size);
+    return Status::OK();
   }
 
   // Hands the page held in `*buffer` from `begin` on to the background compressor (or, without
@@ -752,6 +765,7 @@ class ParquetWriter::ColumnWriter {
   bool dict_active_ = false;
   bool used_dictionary_ = false;
   bool dict_checked_ = false;             // CheckDictionaryPaysOff ran for this chunk
+  bool mostly_distinct_ = false;          // a chunk of this file failed that probe
   int64_t dict_values_ = 0;               // values sent through the dictionary in this chunk
   int64_t dict_values_plain_bytes_ = 0;   // their size in PLAIN encoding
   // Open page.
@@ -780,6 +794,7 @@ class ParquetWriter::ColumnWriter {
   std::string decimal_bytes_;
   std::string body_;
   std::string compressed_;
+  std::string header_;  // a page header being written
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -872,12 +887,10 @@ Status ParquetWriter::FlushRowGroup() {
   rg.file_offset = offset_;
   rg.ordinal = static_cast<int16_t>(metadata_.row_groups.size());
   int64_t start = offset_;
-  std::string chunk;
   for (size_t l = 0; l < columns_.size(); ++l) {
     ColumnChunk cc;
-    WEIR_RETURN_NOT_OK(columns_[l]->FinishChunk(offset_, &chunk, &cc, &leaf_stats_[l]));
-    WEIR_RETURN_NOT_OK(file_->Append(chunk));
-    offset_ += static_cast<int64_t>(chunk.size());
+    WEIR_RETURN_NOT_OK(columns_[l]->FinishChunk(offset_, file_.get(), &cc, &leaf_stats_[l]));
+    offset_ += cc.meta_data->total_compressed_size;
     rg.total_byte_size += cc.meta_data->total_uncompressed_size;
     rg.columns.push_back(std::move(cc));
   }

@@ -2,7 +2,8 @@
 //
 // Layout: data page v1, RLE/bit-packed levels, RLE_DICTIONARY per column chunk with a fallback to
 // PLAIN once the dictionary passes `dictionary_bytes_limit` or, after a first probe of the chunk's
-// values, when it takes as many bytes as PLAIN would (mostly distinct values); a codec per file;
+// values, when it takes as many bytes as PLAIN would (mostly distinct values: the column's later
+// chunks in the file are then PLAIN from the start); a codec per file;
 // column chunk statistics (min/max in the column's sort order, null_count); footer with
 // created_by "weir version X" and key/value metadata. Data pages are compressed on the shared
 // background thread (compress::BackgroundCompressor) while the next ones are encoded; the bytes

@@ -170,6 +170,35 @@ TEST_F(ParquetRoundTripTest, DictionaryThatDoesNotPayOffIsDroppedEarly) {
   EXPECT_EQ(Json(back), Json(batch));
 }
 
+TEST_F(ParquetRoundTripTest, AColumnThatFailedTheProbeSkipsTheDictionaryInLaterRowGroups) {
+  // After a chunk's probe found the values mostly distinct, the file's later chunks of that column
+  // are PLAIN from their first page (no dictionary page); other columns keep theirs.
+  Schema schema = columnar::ParseDdlSchema("payload STRING, status STRING").ValueOrDie();
+  Batch batch(schema);
+  constexpr int kRows = 100000;
+  for (int i = 0; i < kRows; ++i) {
+    batch.columns[0].AppendString("{\"event_id\":\"e-" + std::to_string(i) + "\"}");
+    batch.columns[1].AppendString(i % 3 == 0 ? "created" : "paid");
+  }
+  WriterOptions options;
+  options.row_group_rows = 20000;
+  std::string path = Path("sticky.parquet");
+  ASSERT_OK(WriteParquetFile(&fs_, path, batch, options));
+  ASSERT_OK_AND_ASSIGN(auto reader, ParquetReader::Open(&fs_, path));
+  ASSERT_EQ(reader->num_row_groups(), 5);
+  for (int g = 0; g < 5; ++g) {
+    const auto& payload = *reader->metadata().row_groups[g].columns[0].meta_data;
+    EXPECT_EQ(payload.dictionary_page_offset.has_value(), g == 0) << "row group " << g;
+    for (const auto& es : payload.encoding_stats) {
+      if (g > 0) EXPECT_NE(es.encoding, Encoding::kRleDictionary) << "row group " << g;
+    }
+    const auto& status = *reader->metadata().row_groups[g].columns[1].meta_data;
+    EXPECT_TRUE(status.dictionary_page_offset.has_value()) << "row group " << g;
+  }
+  ASSERT_OK_AND_ASSIGN(Batch back, reader->ReadAll());
+  EXPECT_EQ(Json(back), Json(batch));
+}
+
 TEST_F(ParquetRoundTripTest, NullableValuesAcrossLevelChunks) {
   // Nulls at irregular places: the values of one page arrive in several pieces of any length
   // (PLAIN booleans are bit-packed across them), and the levels in front of PLAIN values take
@@ -276,8 +305,9 @@ TEST_F(ParquetRoundTripTest, StringStatisticsCoverDictionaryAndPlainPages) {
     batch.columns[2].string_buffer()[first + 5] = "~highest";
     batch.columns[2].string_buffer()[last - 1] = "!lowest";
   }
-  // 32 KiB: "mixed" and "distinct_values" outgrow the dictionary before the probe; 1 MiB (the
-  // default): the probe drops it after 8192 values.
+  // 32 KiB: "mixed" and "distinct_values" outgrow the dictionary before the probe in every row
+  // group; 1 MiB (the default): the probe drops it after 8192 values of the first row group, and
+  // the later ones are PLAIN throughout.
   for (int64_t limit : {int64_t{32} << 10, int64_t{1} << 20}) {
     WriterOptions options;
     options.dictionary_bytes_limit = limit;
@@ -306,7 +336,13 @@ TEST_F(ParquetRoundTripTest, StringStatisticsCoverDictionaryAndPlainPages) {
           plain |= es.page_type == PageType::kDataPage && es.encoding == Encoding::kPlain;
           dict |= es.page_type == PageType::kDataPage && es.encoding == Encoding::kRleDictionary;
         }
-        EXPECT_EQ(plain && dict, c != 0);  // "few" stays in its dictionary
+        if (c == 0) {
+          EXPECT_TRUE(dict && !plain);  // "few" stays in its dictionary
+        } else if (limit == int64_t{1} << 20 && g > 0) {
+          EXPECT_TRUE(plain && !dict);  // the probe of row group 0 dropped it for the file
+        } else {
+          EXPECT_TRUE(plain && dict);
+        }
       }
     }
   }
