@@ -175,8 +175,15 @@ class Caster {
       // Spark keeps the bytes as they are; weir replaces bytes that are not UTF-8 with U+FFFD,
       // because a STRING column holding them is unreadable to DuckDB, arrow-rs and delta-rs
       // (docs/sql-extensions.md). Valid input, the common case, is shared without a copy.
+      // This is usually the first read of the payloads since the Kafka client wrote them: the
+      // values a few rows ahead are fetched into the cache while this one is checked.
+      constexpr int64_t kAhead = 8;
       bool valid = true;
       for (int64_t i = 0; i < n_ && valid; ++i) {
+        if (i + kAhead < n_) {
+          const std::string_view ahead = in.StringAt(i + kAhead);
+          for (size_t at = 0; at < ahead.size(); at += 64) __builtin_prefetch(ahead.data() + at);
+        }
         std::string_view v = in.IsNull(i) ? std::string_view() : in.StringAt(i);
         valid = columnar::IsValidUtf8(v);
       }

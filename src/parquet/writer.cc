@@ -1,6 +1,7 @@
 #include "parquet/writer.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <variant>
@@ -26,6 +27,27 @@ constexpr int64_t kDictionaryProbeValues = 8192;
 // Data pages of one column being compressed in the background before the writer waits for the
 // oldest (bounds memory to a few uncompressed pages per column).
 constexpr size_t kPagesInFlight = 3;
+
+static_assert(std::endian::native == std::endian::little, "CompareBytes reads little-endian words");
+
+// Bytewise (unsigned) order of `a` and `b` as std::string_view::compare, eight bytes a step and
+// inline: min/max statistics compare every PLAIN value twice, and a call to memcmp for each cost
+// more than the comparison (~2% of silver's CPU).
+inline int CompareBytes(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data() + i, 8);
+    std::memcpy(&y, b.data() + i, 8);
+    if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
+  }
+  for (; i < n; ++i) {
+    const auto x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+}
 
 // The physical form a leaf's values take in the file.
 enum class Physical { kBool, kInt32, kInt64, kFloat, kDouble, kBytes, kDecimalBytes };
@@ -557,9 +579,9 @@ class ParquetWriter::ColumnWriter {
     std::string_view min = views_[0], max = min;
     for (size_t i = 0; i < n; ++i) {
       const std::string_view v = views_[i];
-      if (v < min) {
+      if (CompareBytes(v, min) < 0) {
         min = v;
-      } else if (v > max) {
+      } else if (CompareBytes(v, max) > 0) {
         max = v;
       }
       const auto length = static_cast<uint32_t>(v.size());
@@ -579,9 +601,9 @@ class ParquetWriter::ColumnWriter {
     std::string_view min = dict->value(0), max = min;
     for (int64_t i = 1; i < dict->size(); ++i) {
       const std::string_view v = dict->value(static_cast<uint32_t>(i));
-      if (v < min) {
+      if (CompareBytes(v, min) < 0) {
         min = v;
-      } else if (v > max) {
+      } else if (CompareBytes(v, max) > 0) {
         max = v;
       }
     }

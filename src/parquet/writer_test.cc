@@ -348,6 +348,41 @@ TEST_F(ParquetRoundTripTest, StringStatisticsCoverDictionaryAndPlainPages) {
   }
 }
 
+// The statistics' byte order: unsigned bytes, a prefix before its extensions, differences before,
+// at and after the eighth byte (the comparison goes a word at a time), with and without a dictionary.
+TEST_F(ParquetRoundTripTest, StringMinMaxFollowsUnsignedByteOrder) {
+  Schema schema = columnar::ParseDdlSchema("s STRING").ValueOrDie();
+  std::mt19937 random(11);
+  const std::string alphabet("a\x7F\x80\xFF\x01", 5);
+  for (int round = 0; round < 40; ++round) {
+    Batch batch(schema);
+    const std::string prefix(static_cast<size_t>(random() % 20), 'p');
+    for (int i = 0; i < 200; ++i) {
+      std::string v = prefix;
+      const int length = static_cast<int>(random() % 12);
+      for (int k = 0; k < length; ++k) v.push_back(alphabet[random() % alphabet.size()]);
+      batch.columns[0].AppendString(v);
+    }
+    std::string_view min = batch.columns[0].StringAt(0), max = min;
+    for (int64_t r = 0; r < batch.num_rows(); ++r) {
+      min = std::min(min, batch.columns[0].StringAt(r));
+      max = std::max(max, batch.columns[0].StringAt(r));
+    }
+    for (bool dictionary : {true, false}) {
+      SCOPED_TRACE("round " + std::to_string(round) + (dictionary ? ", dictionary" : ", plain"));
+      WriterOptions options;
+      options.enable_dictionary = dictionary;
+      std::string path = Path("order.parquet");
+      ASSERT_OK(WriteParquetFile(&fs_, path, batch, options));
+      ASSERT_OK_AND_ASSIGN(auto reader, ParquetReader::Open(&fs_, path));
+      const auto& stats = reader->metadata().row_groups[0].columns[0].meta_data->statistics;
+      ASSERT_TRUE(stats.has_value() && stats->min_value && stats->max_value);
+      EXPECT_EQ(*stats->min_value, min);
+      EXPECT_EQ(*stats->max_value, max);
+    }
+  }
+}
+
 TEST_F(ParquetRoundTripTest, EmptyAndSingleRowFiles) {
   Schema schema = columnar::ParseDdlSchema("a STRING, b ARRAY<INT>").ValueOrDie();
   for (int rows : {0, 1}) {
