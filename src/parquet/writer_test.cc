@@ -164,7 +164,9 @@ TEST_F(ParquetRoundTripTest, DictionaryThatDoesNotPayOffIsDroppedEarly) {
   }
   const auto& status_meta = *reader->metadata().row_groups[0].columns[2].meta_data;
   for (const auto& es : status_meta.encoding_stats) {
-    if (es.page_type == PageType::kDataPage) EXPECT_EQ(es.encoding, Encoding::kRleDictionary);
+    if (es.page_type == PageType::kDataPage) {
+      EXPECT_EQ(es.encoding, Encoding::kRleDictionary);
+    }
   }
   ASSERT_OK_AND_ASSIGN(Batch back, reader->ReadAll());
   EXPECT_EQ(Json(back), Json(batch));
