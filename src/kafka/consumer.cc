@@ -127,9 +127,10 @@ KafkaSource::~KafkaSource() {
   waker_.reset();  // before the client it uses
   for (auto& [tp, slot] : assignment_) DropCarry(&slot);
   if (queue_ != nullptr) rd_kafka_queue_destroy(queue_);
-  if (rk_ != nullptr) {
-    rd_kafka_consumer_close(rk_);
-    rd_kafka_destroy(rk_);
+  for (rd_kafka_t* rk : {rk_, lookup_rk_}) {
+    if (rk == nullptr) continue;
+    rd_kafka_consumer_close(rk);
+    rd_kafka_destroy(rk);
   }
 }
 
@@ -197,7 +198,6 @@ Result<std::unique_ptr<KafkaSource>> KafkaSource::Open(KafkaSourceOptions option
 }
 
 Status KafkaSource::Init() {
-  const Redactor& redactor = options_.redactor;
   if (options_.subscription.kind == Subscription::Kind::kSubscribePattern) {
     try {
       pattern_ = std::make_unique<TopicPattern>(options_.subscription.pattern);
@@ -213,6 +213,20 @@ Status KafkaSource::Init() {
   }
   group_id_ = options_.MakeGroupId();
 
+  WEIR_ASSIGN_OR_RETURN(rk_, NewClient(""));
+  rd_kafka_poll_set_consumer(rk_);
+  queue_ = rd_kafka_queue_get_consumer(rk_);
+  // Wake the fetchers once the queue is half as long as the length at which they stop.
+  char value[32];
+  size_t size = sizeof(value);
+  if (rd_kafka_conf_get(rd_kafka_conf(rk_), "queued.min.messages", value, &size) ==
+      RD_KAFKA_CONF_OK) {
+    wake_below_ = std::max<int64_t>(1, std::atoll(value) / 2);
+  }
+  return Status::OK();
+}
+
+Result<rd_kafka_t*> KafkaSource::NewClient(const std::string& what) {
   // Offsets are weir's business: nothing is reset behind its back, and the end of a partition is
   // reported so reads of compacted/transactional tails finish. A fetch waiting for data at a
   // range's end delays the next batch's first fetch: keep the broker-side wait short unless the
@@ -228,17 +242,14 @@ Status KafkaSource::Init() {
   if (config_.token_source) {
     rd_kafka_conf_set_oauthbearer_token_refresh_cb(conf, &KafkaSource::TokenRefreshCallback);
   }
-  WEIR_ASSIGN_OR_RETURN(rk_, NewConsumerClient(conf, "", config_.token_source != nullptr, redactor));
-  rd_kafka_poll_set_consumer(rk_);
-  queue_ = rd_kafka_queue_get_consumer(rk_);
-  // Wake the fetchers once the queue is half as long as the length at which they stop.
-  char value[32];
-  size_t size = sizeof(value);
-  if (rd_kafka_conf_get(rd_kafka_conf(rk_), "queued.min.messages", value, &size) ==
-      RD_KAFKA_CONF_OK) {
-    wake_below_ = std::max<int64_t>(1, std::atoll(value) / 2);
+  return NewConsumerClient(conf, what, config_.token_source != nullptr, options_.redactor);
+}
+
+Result<rd_kafka_t*> KafkaSource::LookupClient() {
+  if (lookup_rk_ == nullptr) {
+    WEIR_ASSIGN_OR_RETURN(lookup_rk_, NewClient("for offset lookups"));
   }
-  return Status::OK();
+  return lookup_rk_;
 }
 
 std::vector<std::string> KafkaSource::TakeClientLog() {
@@ -254,8 +265,9 @@ std::string KafkaSource::LastClientError() {
 }
 
 Result<std::vector<std::string>> KafkaSource::ListTopics() {
+  WEIR_ASSIGN_OR_RETURN(rd_kafka_t* rk, LookupClient());
   MetadataHolder holder;
-  rd_kafka_resp_err_t err = rd_kafka_metadata(rk_, 1, nullptr, &holder.md,
+  rd_kafka_resp_err_t err = rd_kafka_metadata(rk, 1, nullptr, &holder.md,
                                               config_.request_timeout_ms);
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     std::string last = LastClientError();
@@ -275,8 +287,9 @@ Result<std::vector<std::string>> KafkaSource::ListTopics() {
 }
 
 Result<std::set<TopicPartition>> KafkaSource::ListPartitions() {
+  WEIR_ASSIGN_OR_RETURN(rd_kafka_t* rk, LookupClient());
   MetadataHolder holder;
-  rd_kafka_resp_err_t err = rd_kafka_metadata(rk_, 1, nullptr, &holder.md,
+  rd_kafka_resp_err_t err = rd_kafka_metadata(rk, 1, nullptr, &holder.md,
                                               config_.request_timeout_ms);
   if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
     std::string last = LastClientError();
@@ -353,6 +366,7 @@ static bool IsRetriableOffsetLookupError(rd_kafka_resp_err_t err) {
 Result<PartitionOffsets> KafkaSource::QueryOffsets(const PartitionTimestamps& query,
                                                    const char* what) {
   if (query.empty()) return PartitionOffsets{};
+  WEIR_ASSIGN_OR_RETURN(rd_kafka_t* rk, LookupClient());
   Status last;
   for (int attempt = 1; attempt <= options_.fetch_offset_num_retries; ++attempt) {
     if (attempt > 1) {
@@ -363,10 +377,10 @@ Result<PartitionOffsets> KafkaSource::QueryOffsets(const PartitionTimestamps& qu
       std::set<std::string> topics;
       for (const auto& [tp, ts] : query) topics.insert(tp.topic);
       for (const auto& topic : topics) {
-        rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk_, topic.c_str(), nullptr);
+        rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, topic.c_str(), nullptr);
         if (rkt == nullptr) continue;
         const rd_kafka_metadata_t* metadata = nullptr;
-        if (rd_kafka_metadata(rk_, 0, rkt, &metadata, config_.request_timeout_ms) ==
+        if (rd_kafka_metadata(rk, 0, rkt, &metadata, config_.request_timeout_ms) ==
                 RD_KAFKA_RESP_ERR_NO_ERROR &&
             metadata != nullptr) {
           rd_kafka_metadata_destroy(metadata);
@@ -377,7 +391,7 @@ Result<PartitionOffsets> KafkaSource::QueryOffsets(const PartitionTimestamps& qu
     PartitionList list(static_cast<int>(query.size()));
     for (const auto& [tp, ts] : query) list.Add(tp, ts);
     rd_kafka_resp_err_t err =
-        rd_kafka_offsets_for_times(rk_, list.list, config_.request_timeout_ms);
+        rd_kafka_offsets_for_times(rk, list.list, config_.request_timeout_ms);
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
       std::string last_client = LastClientError();
       last = StatusFromKafkaError(err, std::string("cannot list ") + what + " offsets on " +

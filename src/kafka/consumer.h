@@ -220,11 +220,17 @@ class KafkaSource : public OffsetLookup {
 
   // Tests only: the librdkafka consumer, to break its state behind the source's back.
   rd_kafka_t* handle_for_testing() const { return rk_; }
+  // Tests only: the client of metadata and offset lookups (nullptr before the first lookup).
+  rd_kafka_t* lookup_handle_for_testing() const { return lookup_rk_; }
 
  private:
   friend class RangeReader;
   KafkaSource(KafkaSourceOptions options, KafkaSourceConfig config);
   Status Init();
+  // A new librdkafka consumer with this source's configuration and callbacks (not subscribed).
+  Result<rd_kafka_t*> NewClient(const std::string& what);
+  // The client of metadata and offset lookups, created on first use.
+  Result<rd_kafka_t*> LookupClient();
   Result<PartitionOffsets> QueryOffsets(const PartitionTimestamps& query, const char* what);
   static void LogCallback(const rd_kafka_t* rk, int level, const char* facility, const char* buf);
   static void ErrorCallback(rd_kafka_t* rk, int err, const char* reason, void* opaque);
@@ -244,7 +250,12 @@ class KafkaSource : public OffsetLookup {
   KafkaSourceConfig config_;
   std::string group_id_;
   std::unique_ptr<TopicPattern> pattern_;  // subscribePattern, compiled
-  rd_kafka_t* rk_ = nullptr;
+  rd_kafka_t* rk_ = nullptr;  // fetches
+  // Metadata and ListOffsets go over connections of their own: a broker answers the requests of
+  // one connection in order, so on rk_'s a lookup waits behind any fetch the broker holds for up to
+  // fetch.wait.max.ms (~20-100 ms a batch of a streaming query that is caught up). Spark's
+  // KafkaOffsetReader also uses a client apart from the one that fetches.
+  rd_kafka_t* lookup_rk_ = nullptr;
   rd_kafka_queue_t* queue_ = nullptr;
   bool reader_active_ = false;
   std::map<TopicPartition, AssignedPartition> assignment_;

@@ -483,6 +483,41 @@ TEST_F(ConsumerTest, EmptyFetchIsNotTheEndOfData) {
   EXPECT_GT(reader->stats().empty_polls, 0);
 }
 
+// A broker answers one connection's requests in order and holds a fetch at the end of the log
+// for up to fetch.wait.max.ms: offset lookups (every streaming batch's latestOffset) go over a
+// client of their own, so they never wait behind it (they waited ~20-100 ms a batch with the
+// default 100 ms; here 4 s).
+TEST_F(ConsumerTest, AnOffsetLookupDoesNotWaitBehindAFetchTheBrokerHolds) {
+  Producer producer(cluster_->bootstraps());
+  for (int i = 0; i < 100; ++i) producer.Send("t", 0, MakeRecord(0, i));
+  producer.Flush();
+  auto source = OpenSource(SourceOptions(cluster_->bootstraps(), {{"kafka.fetch.wait.max.ms", "4000"},
+                                                                  {"kafkaConsumer.pollTimeoutMs", "30000"}}));
+  ASSERT_OK_AND_ASSIGN(auto reader, source->Read({{{"t", 0}, 0, 150}}));
+  int64_t n = 0;
+  while (n < 100) {
+    ASSERT_OK_AND_ASSIGN(RecordBatch batch, reader->Next(64));
+    n += static_cast<int64_t>(batch.size());
+  }
+  // The fetcher now waits at offset 100, in a fetch the broker holds for up to 4 s.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_OK_AND_ASSIGN(PartitionOffsets latest, source->LatestOffsets({{"t", 0}, {"t", 1}}));
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(latest[(TopicPartition{"t", 0})], 100);
+  EXPECT_LT(took, std::chrono::milliseconds(2000))
+      << "the lookup took " << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
+      << " ms";
+  EXPECT_NE(source->lookup_handle_for_testing(), source->handle_for_testing());
+  for (int i = 100; i < 150; ++i) producer.Send("t", 0, MakeRecord(0, i));
+  producer.Flush();
+  while (!reader->done()) {
+    ASSERT_OK_AND_ASSIGN(RecordBatch batch, reader->Next(64));
+    n += static_cast<int64_t>(batch.size());
+  }
+  EXPECT_EQ(n, 150);
+}
+
 TEST_F(ConsumerTest, NoProgressTimesOutNamingPartitionAndOffset) {
   Producer producer(cluster_->bootstraps());
   for (int i = 0; i < 10; ++i) producer.Send("t", 1, MakeRecord(1, i));
