@@ -136,17 +136,21 @@ TEST_F(ParquetRoundTripTest, DictionaryFallsBackToPlain) {
   EXPECT_EQ(Json(back), Json(batch));
 }
 
-TEST_F(ParquetRoundTripTest, DictionaryThatDoesNotPayOffIsDroppedEarly) {
-  // Mostly distinct values (offsets, ids, raw payloads) leave the dictionary after a first probe
-  // instead of filling it to dictionary_bytes_limit; repetitive values keep it.
-  Schema schema = columnar::ParseDdlSchema("id BIGINT, payload STRING, status STRING").ValueOrDie();
-  Batch batch(schema);
-  constexpr int kRows = 100000;
-  for (int i = 0; i < kRows; ++i) {
+// 100,000 rows of mostly distinct ids and payloads next to a repetitive status.
+Batch DistinctAndRepetitiveColumns() {
+  Batch batch(columnar::ParseDdlSchema("id BIGINT, payload STRING, status STRING").ValueOrDie());
+  for (int i = 0; i < 100000; ++i) {
     batch.columns[0].Append<int64_t>(int64_t{1000000007} * i);
     batch.columns[1].AppendString("{\"event_id\":\"e-" + std::to_string(i) + "\"}");
     batch.columns[2].AppendString(i % 3 == 0 ? "created" : "paid");
   }
+  return batch;
+}
+
+TEST_F(ParquetRoundTripTest, DictionaryThatDoesNotPayOffIsDroppedEarly) {
+  // Mostly distinct values (offsets, ids, raw payloads) leave the dictionary after a first probe
+  // instead of filling it to dictionary_bytes_limit; repetitive values keep it.
+  Batch batch = DistinctAndRepetitiveColumns();
   std::string path = Path("probe.parquet");
   ASSERT_OK(WriteParquetFile(&fs_, path, batch));
   ASSERT_OK_AND_ASSIGN(auto reader, ParquetReader::Open(&fs_, path));
@@ -175,13 +179,7 @@ TEST_F(ParquetRoundTripTest, DictionaryThatDoesNotPayOffIsDroppedEarly) {
 TEST_F(ParquetRoundTripTest, AColumnThatFailedTheProbeSkipsTheDictionaryInLaterRowGroups) {
   // After a chunk's probe found the values mostly distinct, the file's later chunks of that column
   // are PLAIN from their first page (no dictionary page); other columns keep theirs.
-  Schema schema = columnar::ParseDdlSchema("payload STRING, status STRING").ValueOrDie();
-  Batch batch(schema);
-  constexpr int kRows = 100000;
-  for (int i = 0; i < kRows; ++i) {
-    batch.columns[0].AppendString("{\"event_id\":\"e-" + std::to_string(i) + "\"}");
-    batch.columns[1].AppendString(i % 3 == 0 ? "created" : "paid");
-  }
+  Batch batch = DistinctAndRepetitiveColumns();
   WriterOptions options;
   options.row_group_rows = 20000;
   std::string path = Path("sticky.parquet");
@@ -189,14 +187,16 @@ TEST_F(ParquetRoundTripTest, AColumnThatFailedTheProbeSkipsTheDictionaryInLaterR
   ASSERT_OK_AND_ASSIGN(auto reader, ParquetReader::Open(&fs_, path));
   ASSERT_EQ(reader->num_row_groups(), 5);
   for (int g = 0; g < 5; ++g) {
-    const auto& payload = *reader->metadata().row_groups[g].columns[0].meta_data;
-    EXPECT_EQ(payload.dictionary_page_offset.has_value(), g == 0) << "row group " << g;
-    if (g > 0) {
-      for (const auto& es : payload.encoding_stats) {
-        EXPECT_NE(es.encoding, Encoding::kRleDictionary) << "row group " << g;
+    for (int c : {0, 1}) {  // id, payload
+      const auto& meta = *reader->metadata().row_groups[g].columns[c].meta_data;
+      EXPECT_EQ(meta.dictionary_page_offset.has_value(), g == 0) << "row group " << g << ", column " << c;
+      if (g > 0) {
+        for (const auto& es : meta.encoding_stats) {
+          EXPECT_NE(es.encoding, Encoding::kRleDictionary) << "row group " << g << ", column " << c;
+        }
       }
     }
-    const auto& status = *reader->metadata().row_groups[g].columns[1].meta_data;
+    const auto& status = *reader->metadata().row_groups[g].columns[2].meta_data;
     EXPECT_TRUE(status.dictionary_page_offset.has_value()) << "row group " << g;
   }
   ASSERT_OK_AND_ASSIGN(Batch back, reader->ReadAll());
