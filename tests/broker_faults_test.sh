@@ -49,16 +49,28 @@ print(m)" "$1" 2>/dev/null || echo 0
 }
 
 summary=()
-# scenario NAME DELAY-BEFORE HOLD-SECONDS INJECT-CMD CLEAR-CMD [min-stall-ms] [must-survive]
+wait_batches() {  # wait_batches NAME N: until run NAME has committed N batches (or ended; 30 s at most)
+  local i
+  for i in $(seq 1 3000); do
+    [ "$({ wc -l < "$work/progress-$1.jsonl"; } 2>/dev/null || echo 0)" -ge "$2" ] && return 0
+    kill -0 "$RUN_PID" 2> /dev/null || return 0
+    sleep 0.01
+  done
+}
+
+# scenario NAME AFTER-BATCHES HOLD-SECONDS INJECT-CMD CLEAR-CMD [min-stall-ms] [must-survive]
+# AFTER-BATCHES 0: the fault is in place when the run starts; N: it comes once the run has
+# committed N batches (a count of batches, not a delay: how long a batch takes varies from machine
+# to machine, and a fast one finished all 80 batches within a fixed half second).
 scenario() {
-  local name=$1 before=$2 hold=$3 inject=$4 clear=$5 want_stall=${6:-0} survive=${7:-}
+  local name=$1 after=$2 hold=$3 inject=$4 clear=$5 want_stall=${6:-0} survive=${7:-}
   produce "${EVENTS:-40000}"
-  if [ "$before" = 0 ]; then  # the fault is there when the run starts
+  if [ "$after" = 0 ]; then
     eval "$inject"
     run_bg "$name"
   else
     run_bg "$name"
-    sleep "$before"
+    wait_batches "$name" "$after"
     eval "$inject"
     if ! kill -0 "$RUN_PID" 2> /dev/null; then
       echo "FAIL: $name: the run had finished before the fault; give it more events"
@@ -96,33 +108,33 @@ scenario() {
   fi
 }
 
-scenario "Fetch NOT_LEADER x4" 0.5 2 \
+scenario "Fetch NOT_LEADER x4" 2 2 \
   "ctl request-errors Fetch NOT_LEADER_FOR_PARTITION NOT_LEADER_FOR_PARTITION NOT_LEADER_FOR_PARTITION NOT_LEADER_FOR_PARTITION" \
   ":"
-scenario "Fetch timeouts and dropped connections" 0.5 2 \
+scenario "Fetch timeouts and dropped connections" 2 2 \
   "ctl request-errors Fetch REQUEST_TIMED_OUT _TRANSPORT NOT_LEADER_FOR_PARTITION _TRANSPORT" ":"
-scenario "ListOffsets errors" 0.3 2 \
+scenario "ListOffsets errors" 1 2 \
   "ctl request-errors ListOffsets NOT_LEADER_FOR_PARTITION REQUEST_TIMED_OUT LEADER_NOT_AVAILABLE _TRANSPORT" ":"
 scenario "ListOffsets errors at start" 0 2 \
   "ctl request-errors ListOffsets REQUEST_TIMED_OUT REQUEST_TIMED_OUT NOT_LEADER_FOR_PARTITION" ":"
 scenario "Metadata errors" 0 2 \
   "ctl request-errors Metadata LEADER_NOT_AVAILABLE REQUEST_TIMED_OUT _TRANSPORT" ":"
 scenario "ApiVersions errors" 0 2 "ctl request-errors ApiVersions _TRANSPORT _TRANSPORT" ":"
-# Each run gets 40,000 events (80 batches of 500, about a second) so that the fault comes while it
-# ingests (checked above); zstd batches keep all ~480,000 events within the embedded broker's 5 MiB
-# per partition (docs/broker.md). librdkafka may have fetched every record before a fault that comes
+# Each run gets 40,000 events (80 batches of 500, under a second) and a mid-run fault comes after
+# its first batches, so that it comes while the run ingests (checked above); zstd batches keep all
+# ~480,000 events within the embedded broker's 5 MiB per partition (docs/broker.md). librdkafka may have fetched every record before a fault that comes
 # mid-run (availableNow asks the broker nothing else), so the two stall scenarios start with the
 # fault in place: the run's first lookups wait for the brokers, and its progress shows it.
 scenario "all brokers down 6 s" 0 6 "ctl broker-down all" "ctl broker-up all" 3000
-scenario "broker 2 down 5 s" 0.4 5 "ctl broker-down 2" "ctl broker-up 2"
-scenario "leaders move" 0.5 1 \
+scenario "broker 2 down 5 s" 2 5 "ctl broker-down 2" "ctl broker-up 2"
+scenario "leaders move" 2 1 \
   "ctl leader orders 0 2; ctl leader orders 1 3; ctl leader orders 2 1; ctl leader orders 3 2" \
   "ctl leader orders 0 3; ctl leader orders 1 1"
 # Offset lookups retry fetchOffset.numRetries (3) times, fetchOffset.retryIntervalMs (1 s) apart,
 # as Spark does: a shorter leader election is ridden out, a longer one fails the run cleanly when
 # the run looks offsets up during it (an availableNow run whose records are fetched does not).
-scenario "partition leaderless 1 s" 0.5 1 "ctl leader orders 1 none" "ctl leader orders 1 1" 0 survive
-scenario "partition leaderless 5 s" 0.5 5 "ctl leader orders 1 none" "ctl leader orders 1 1"
+scenario "partition leaderless 1 s" 2 1 "ctl leader orders 1 none" "ctl leader orders 1 1" 0 survive
+scenario "partition leaderless 5 s" 2 5 "ctl leader orders 1 none" "ctl leader orders 1 1"
 # A batch whose fetches take a round trip of 800 ms (unslowed phases take ~150 ms).
 scenario "slow brokers (RTT 800 ms)" 0 5 "ctl rtt all 800" "ctl rtt all 0" 600
 
