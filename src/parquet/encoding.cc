@@ -606,17 +606,18 @@ void EncodePlainBoolean(const uint8_t* values, int64_t count, std::string* out) 
   }
 }
 
+// Reserves once and appends: resizing first would zero the bytes before they are overwritten, a
+// second pass over every payload (std::string has no uninitialised growth before C++23).
 void EncodePlainByteArray(const std::string_view* values, int64_t count, std::string* out) {
   size_t total = 0;
   for (int64_t i = 0; i < count; ++i) total += 4 + values[i].size();
-  const size_t old_size = out->size();
-  out->resize(old_size + total);
-  char* dst = out->data() + old_size;
+  out->reserve(out->size() + total);
   for (int64_t i = 0; i < count; ++i) {
-    const uint32_t length = static_cast<uint32_t>(values[i].size());
-    std::memcpy(dst, &length, 4);
-    if (length > 0) std::memcpy(dst + 4, values[i].data(), length);
-    dst += 4 + length;
+    const auto length = static_cast<uint32_t>(values[i].size());
+    char length_bytes[4];
+    std::memcpy(length_bytes, &length, 4);
+    out->append(length_bytes, 4);
+    out->append(values[i]);
   }
 }
 
@@ -735,6 +736,7 @@ uint64_t HashBytes(const char* p, size_t n) {
 }
 
 constexpr size_t kInitialSlots = 1024;
+constexpr int64_t kInsertBlock = 32;  // values hashed and prefetched ahead of their lookups
 
 }  // namespace
 
@@ -763,9 +765,17 @@ void ByteArrayDictionary::Grow() {
   }
 }
 
+namespace {
+inline uint32_t HashForDictionary(std::string_view value) {
+  return static_cast<uint32_t>(HashBytes(value.data(), value.size()) >> 32);
+}
+}  // namespace
+
 uint32_t ByteArrayDictionary::Insert(std::string_view value_to_find) {
-  const uint32_t hash =
-      static_cast<uint32_t>(HashBytes(value_to_find.data(), value_to_find.size()) >> 32);
+  return InsertHashed(value_to_find, HashForDictionary(value_to_find));
+}
+
+uint32_t ByteArrayDictionary::InsertHashed(std::string_view value_to_find, uint32_t hash) {
   const size_t mask = slots_.size() - 1;
   size_t i = SlotFor(hash);
   for (;;) {
@@ -784,8 +794,25 @@ uint32_t ByteArrayDictionary::Insert(std::string_view value_to_find) {
   return index;
 }
 
+// A large dictionary's slots are cache misses: the hashes of a block of values are computed and
+// their slots prefetched before the block is probed. A value equal to the one before it (a key
+// repeated by consecutive events) takes that one's index without a lookup.
 void ByteArrayDictionary::Insert(const std::string_view* values, int64_t count, uint32_t* indices) {
-  for (int64_t i = 0; i < count; ++i) indices[i] = Insert(values[i]);
+  uint32_t hashes[kInsertBlock];
+  for (int64_t start = 0; start < count; start += kInsertBlock) {
+    const int64_t n = std::min(kInsertBlock, count - start);
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t i = start + j;
+      if (i > 0 && values[i] == values[i - 1]) continue;
+      hashes[j] = HashForDictionary(values[i]);
+      __builtin_prefetch(&slots_[SlotFor(hashes[j])]);
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t i = start + j;
+      indices[i] = i > 0 && values[i] == values[i - 1] ? indices[i - 1]
+                                                       : InsertHashed(values[i], hashes[j]);
+    }
+  }
 }
 
 void ByteArrayDictionary::WritePlain(std::string* out) const {
@@ -842,8 +869,13 @@ void FixedWidthDictionary<T>::Grow() {
 
 template <typename T>
 uint32_t FixedWidthDictionary<T>::Insert(T value) {
+  return InsertHashed(value, HashFixed(value));
+}
+
+template <typename T>
+uint32_t FixedWidthDictionary<T>::InsertHashed(T value, uint64_t hash) {
   const size_t mask = slots_.size() - 1;
-  size_t i = HashFixed(value) & mask;
+  size_t i = hash & mask;
   for (;;) {
     const uint32_t index_plus_one = slots_[i];
     if (index_plus_one == 0) break;
@@ -857,9 +889,23 @@ uint32_t FixedWidthDictionary<T>::Insert(T value) {
   return index;
 }
 
+// As ByteArrayDictionary's: slots prefetched a block ahead, runs of one value looked up once
+// (timestamps of events in the same millisecond, a constant column).
 template <typename T>
 void FixedWidthDictionary<T>::Insert(const T* values, int64_t count, uint32_t* indices) {
-  for (int64_t i = 0; i < count; ++i) indices[i] = Insert(values[i]);
+  uint64_t hashes[kInsertBlock];
+  for (int64_t start = 0; start < count; start += kInsertBlock) {
+    const int64_t n = std::min(kInsertBlock, count - start);
+    for (int64_t j = 0; j < n; ++j) {
+      hashes[j] = HashFixed(values[start + j]);
+      __builtin_prefetch(&slots_[hashes[j] & (slots_.size() - 1)]);
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t i = start + j;
+      indices[i] = i > 0 && SameBits(values[i], values[i - 1]) ? indices[i - 1]
+                                                               : InsertHashed(values[i], hashes[j]);
+    }
+  }
 }
 
 template class FixedWidthDictionary<int32_t>;

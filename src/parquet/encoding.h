@@ -194,6 +194,7 @@ class ByteArrayDictionary {
     uint32_t hash;            // the value's hash; its top bits pick the slot
     uint32_t index_plus_one;  // 0 = empty
   };
+  uint32_t InsertHashed(std::string_view value, uint32_t hash);
   size_t SlotFor(uint32_t hash) const;
   void Grow();
 
@@ -219,6 +220,7 @@ class FixedWidthDictionary {
   void Clear();
 
  private:
+  uint32_t InsertHashed(T value, uint64_t hash);
   void Grow();
 
   std::vector<T> values_;

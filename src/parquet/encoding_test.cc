@@ -474,6 +474,43 @@ TEST(DictionaryTest, FixedWidthValuesCompareByBits) {
   EXPECT_EQ(floats.Insert(1.5f), 0u);
 }
 
+// The batch inserts (hashes a block ahead, runs of one value looked up once) give the indices and
+// entries that inserting one value at a time gives: runs across block boundaries, runs through
+// the table's growth, -0.0 next to 0.0 (equal, but distinct bits), empty strings.
+TEST(DictionaryTest, BatchInsertsMatchOneAtATime) {
+  std::mt19937_64 rng(11);
+  std::vector<std::string> strings;
+  std::vector<double> doubles;
+  for (int i = 0; i < 30000; ++i) {
+    const int run = static_cast<int>(rng() % 5 == 0 ? rng() % 70 : 1);  // some runs span blocks
+    const uint64_t v = rng() % 9000;
+    for (int k = 0; k < run; ++k) {
+      strings.push_back(v % 97 == 0 ? "" : "key-" + std::to_string(v));
+      doubles.push_back(v % 2 == 0 ? 0.0 : (v % 3 == 0 ? -0.0 : static_cast<double>(v)));
+    }
+  }
+  std::vector<std::string_view> views(strings.begin(), strings.end());
+  ByteArrayDictionary batch, single;
+  std::vector<uint32_t> indices(views.size());
+  // Uneven calls, so that call and block boundaries fall inside runs.
+  for (size_t at = 0; at < views.size();) {
+    const size_t n = std::min<size_t>(views.size() - at, 1 + rng() % 300);
+    batch.Insert(views.data() + at, static_cast<int64_t>(n), indices.data() + at);
+    at += n;
+  }
+  for (size_t i = 0; i < views.size(); ++i) ASSERT_EQ(indices[i], single.Insert(views[i])) << i;
+  ASSERT_EQ(batch.size(), single.size());
+  for (int64_t i = 0; i < batch.size(); ++i) ASSERT_EQ(batch.value(i), single.value(i));
+
+  FixedWidthDictionary<double> batch_d, single_d;
+  std::vector<uint32_t> d_indices(doubles.size());
+  batch_d.Insert(doubles.data(), static_cast<int64_t>(doubles.size()), d_indices.data());
+  for (size_t i = 0; i < doubles.size(); ++i) ASSERT_EQ(d_indices[i], single_d.Insert(doubles[i])) << i;
+  ASSERT_EQ(batch_d.size(), single_d.size());
+  EXPECT_EQ(0, std::memcmp(batch_d.values().data(), single_d.values().data(),
+                           batch_d.values().size() * sizeof(double)));
+}
+
 // ---------------------------------------------------------------------------------------------
 // DELTA_BINARY_PACKED
 

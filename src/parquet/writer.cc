@@ -573,9 +573,7 @@ class ParquetWriter::ColumnWriter {
   void EmitPlainBytesWithMinMax(size_t n) {
     size_t total = 0;
     for (size_t i = 0; i < n; ++i) total += 4 + views_[i].size();
-    const size_t old_size = plain_.size();
-    plain_.resize(old_size + total);
-    char* dst = plain_.data() + old_size;
+    plain_.reserve(plain_.size() + total);  // appended, not resized: see EncodePlainByteArray
     std::string_view min = views_[0], max = min;
     for (size_t i = 0; i < n; ++i) {
       const std::string_view v = views_[i];
@@ -585,9 +583,10 @@ class ParquetWriter::ColumnWriter {
         max = v;
       }
       const auto length = static_cast<uint32_t>(v.size());
-      std::memcpy(dst, &length, 4);
-      if (length > 0) std::memcpy(dst + 4, v.data(), length);
-      dst += 4 + length;
+      char length_bytes[4];
+      std::memcpy(length_bytes, &length, 4);
+      plain_.append(length_bytes, 4);
+      plain_.append(v);
     }
     chunk_stats_.UpdateBytes(min);
     chunk_stats_.UpdateBytes(max);
