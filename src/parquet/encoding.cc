@@ -794,13 +794,18 @@ uint32_t ByteArrayDictionary::InsertHashed(std::string_view value_to_find, uint3
   return index;
 }
 
-// A large dictionary's slots are cache misses: the hashes of a block of values are computed and
-// their slots prefetched before the block is probed. A value equal to the one before it (a key
-// repeated by consecutive events) takes that one's index without a lookup.
+// Cache misses dominate: the values' bytes are often read here for the first time in a while
+// (views into the Kafka client's buffers, one event apart) and a large dictionary's slots are
+// anywhere. So the next block's bytes are prefetched while a block is hashed, and each block's
+// slots are prefetched before it is probed. A value equal to the one before it (a key repeated by
+// consecutive events) takes that one's index without a lookup.
 void ByteArrayDictionary::Insert(const std::string_view* values, int64_t count, uint32_t* indices) {
   uint32_t hashes[kInsertBlock];
   for (int64_t start = 0; start < count; start += kInsertBlock) {
     const int64_t n = std::min(kInsertBlock, count - start);
+    for (int64_t i = start + kInsertBlock; i < std::min(start + 2 * kInsertBlock, count); ++i) {
+      __builtin_prefetch(values[i].data());
+    }
     for (int64_t j = 0; j < n; ++j) {
       const int64_t i = start + j;
       if (i > 0 && values[i] == values[i - 1]) continue;
