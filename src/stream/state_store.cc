@@ -39,7 +39,11 @@ static_assert(kIndexPrefix < kRowsPrefix, "WriteOut puts index updates before ro
 // SST file ingested into the working database (no memtable skiplist inserts, which cost a dozen
 // random key comparisons each), or, below kIngestMinBytes (a commit's remainder), a write batch.
 constexpr size_t kIngestMinBytes = size_t{256} << 10;
-constexpr std::string_view kIngestName = ".tmp-ingest.sst";
+constexpr std::string_view kIngestPrefix = ".tmp-ingest";  // + "-N.sst"
+// From this many updates, the two keyspaces are sorted on two threads and the sorted updates are
+// written as two SST files (disjoint key ranges) on two threads. A commit writes its remainder
+// while the batch waits: on two cores that wait is halved.
+constexpr size_t kParallelMinUpdates = 50'000;
 
 // Sorted updates lie scattered over the buffer's arena: while update i is written, the entry of
 // update i + kPrefetchEntries and the bytes of update i + kPrefetchBytes are loaded, so the
@@ -47,9 +51,10 @@ constexpr std::string_view kIngestName = ".tmp-ingest.sst";
 constexpr size_t kPrefetchBytes = 8;
 constexpr size_t kPrefetchEntries = 16;
 
-void PrefetchSortedUpdate(const std::vector<const UpdateBuffer::Update*>& sorted, size_t i) {
-  if (i + kPrefetchEntries < sorted.size()) __builtin_prefetch(sorted[i + kPrefetchEntries]);
-  if (i + kPrefetchBytes < sorted.size()) {
+void PrefetchSortedUpdate(const std::vector<const UpdateBuffer::Update*>& sorted, size_t i,
+                          size_t end) {
+  if (i + kPrefetchEntries < end) __builtin_prefetch(sorted[i + kPrefetchEntries]);
+  if (i + kPrefetchBytes < end) {
     const UpdateBuffer::Update* u = sorted[i + kPrefetchBytes];
     // Keys hold the keyspace byte (never empty); a value follows its key in the arena.
     __builtin_prefetch(u->key.data());
@@ -318,7 +323,7 @@ Status StateStore::Load(int64_t version) {
     std::string name = fs::BaseName(e.path);
     if (e.is_dir && (name == kWorkName || name.starts_with(kTempPrefix))) {
       WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, e.path, /*dir=*/true));
-    } else if (!e.is_dir && name == kIngestName) {
+    } else if (!e.is_dir && name.starts_with(kIngestPrefix)) {
       WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, e.path, /*dir=*/false));
     }
   }
@@ -493,14 +498,22 @@ const UpdateBuffer::Update* StateStore::FindPending(std::string_view key) const 
 Status StateStore::WriteOut(const UpdateBuffer& index_updates, const UpdateBuffer& row_updates) {
   if (index_updates.empty() && row_updates.empty()) return Status::OK();
   // Index keys ('i...') sort before row keys ('r...').
-  std::vector<const UpdateBuffer::Update*> sorted = index_updates.Sorted();
-  std::vector<const UpdateBuffer::Update*> rows = row_updates.Sorted();
+  std::vector<const UpdateBuffer::Update*> sorted;
+  std::vector<const UpdateBuffer::Update*> rows;
+  if (index_updates.size() + row_updates.size() >= kParallelMinUpdates) {
+    auto index_sorted = std::async(std::launch::async, [&] { return index_updates.Sorted(); });
+    rows = row_updates.Sorted();
+    sorted = index_sorted.get();
+  } else {
+    sorted = index_updates.Sorted();
+    rows = row_updates.Sorted();
+  }
   sorted.insert(sorted.end(), rows.begin(), rows.end());
   const size_t data_bytes = index_updates.data_bytes() + row_updates.data_bytes();
   if (data_bytes >= kIngestMinBytes) return IngestSorted(sorted);
   rocksdb::WriteBatch batch(data_bytes + 16 * sorted.size() + 64);
   for (size_t i = 0; i < sorted.size(); ++i) {
-    PrefetchSortedUpdate(sorted, i);
+    PrefetchSortedUpdate(sorted, i, sorted.size());
     const UpdateBuffer::Update* u = sorted[i];
     rocksdb::Status s = u->removal ? batch.Delete(u->key) : batch.Put(u->key, u->value);
     WEIR_RETURN_NOT_OK(FromRocks(s, "write state in", dir_));
@@ -510,8 +523,8 @@ Status StateStore::WriteOut(const UpdateBuffer& index_updates, const UpdateBuffe
   return FromRocks(db_->Write(write, &batch), "write state in", dir_);
 }
 
-Status StateStore::IngestSorted(const std::vector<const UpdateBuffer::Update*>& sorted) {
-  std::string file = fs::JoinPath(dir_, kIngestName);
+Status StateStore::WriteSstFile(const std::vector<const UpdateBuffer::Update*>& sorted,
+                                size_t begin, size_t end, const std::string& file) {
   WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, file, /*dir=*/false));
   // Compressed as the last level is (LZ4: hex-digit and prefix-sharing keys shrink ~2x, and the
   // file is part of every version folder until compacted). Its pages stay in the page cache:
@@ -519,18 +532,43 @@ Status StateStore::IngestSorted(const std::vector<const UpdateBuffer::Update*>& 
   rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), db_->GetOptions(), /*column_family=*/nullptr,
                                 /*invalidate_page_cache=*/false);
   WEIR_RETURN_NOT_OK(FromRocks(writer.Open(file), "write state file", file));
-  for (size_t i = 0; i < sorted.size(); ++i) {
-    PrefetchSortedUpdate(sorted, i);
+  for (size_t i = begin; i < end; ++i) {
+    PrefetchSortedUpdate(sorted, i, end);
     const UpdateBuffer::Update* u = sorted[i];
     rocksdb::Status s = u->removal ? writer.Delete(u->key) : writer.Put(u->key, u->value);
     WEIR_RETURN_NOT_OK(FromRocks(s, "write state file", file));
   }
-  WEIR_RETURN_NOT_OK(FromRocks(writer.Finish(), "write state file", file));
+  return FromRocks(writer.Finish(), "write state file", file);
+}
+
+Status StateStore::IngestSorted(const std::vector<const UpdateBuffer::Update*>& sorted) {
+  // Sorted and without repeated keys, so the parts cover disjoint key ranges, as one ingestion
+  // of several files requires.
+  const size_t parts = sorted.size() >= kParallelMinUpdates ? 2 : 1;
+  std::vector<std::string> files;
+  for (size_t p = 0; p < parts; ++p) {
+    files.push_back(
+        fs::JoinPath(dir_, std::string(kIngestPrefix) + "-" + std::to_string(p) + ".sst"));
+  }
+  auto write_part = [&](size_t p) {
+    return WriteSstFile(sorted, sorted.size() * p / parts, sorted.size() * (p + 1) / parts,
+                        files[p]);
+  };
+  std::future<Status> second;
+  if (parts > 1) second = std::async(std::launch::async, write_part, 1);
+  Status first = write_part(0);
+  Status other = parts > 1 ? second.get() : Status::OK();
+  WEIR_RETURN_NOT_OK(first);
+  WEIR_RETURN_NOT_OK(other);
   rocksdb::IngestExternalFileOptions ingest;
   ingest.move_files = true;  // hard-linked into the working database
   ingest.allow_blocking_flush = true;
-  WEIR_RETURN_NOT_OK(FromRocks(db_->IngestExternalFile({file}, ingest), "ingest state file", file));
-  return DeleteIfExists(fs_, file, /*dir=*/false);
+  WEIR_RETURN_NOT_OK(
+      FromRocks(db_->IngestExternalFile(files, ingest), "ingest state file", files.front()));
+  for (const std::string& file : files) {
+    WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, file, /*dir=*/false));
+  }
+  return Status::OK();
 }
 
 Result<std::optional<std::string>> StateStore::Get(std::string_view key, Keyspace keyspace) {

@@ -183,6 +183,8 @@ class StateStore {
   // db_ and the folder, so it may run on another thread while the store is used.
   Status WriteOut(const UpdateBuffer& index_updates, const UpdateBuffer& row_updates);
   Status IngestSorted(const std::vector<const UpdateBuffer::Update*>& sorted);
+  Status WriteSstFile(const std::vector<const UpdateBuffer::Update*>& sorted, size_t begin,
+                      size_t end, const std::string& file);
 
   fs::FileSystem* fs_;  // the local file system of dir_
   std::string dir_;     // RocksDB's folder (the local cache folder of a remote store)

@@ -353,6 +353,44 @@ TEST_F(StateStoreTest, CommitMustMoveForward) {
   ASSERT_STATUS_CODE(kInvalidArgument, OpenAt(-2));
 }
 
+// A commit's write-out of 50,000 updates or more sorts the two keyspaces on two threads and
+// ingests two SST files of disjoint key ranges: every update of both keyspaces arrives once.
+TEST_F(StateStoreTest, ALargeWriteOutInTwoFilesKeepsEveryUpdate) {
+  std::map<std::string, std::string> rows, index;
+  std::mt19937_64 random(5);
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, OpenAt(-1));
+    ASSERT_OK(store->Put("old", "1"));
+    ASSERT_OK(store->Commit(0));
+    rows["old"] = "1";
+    for (int i = 0; i < 40000; ++i) {
+      std::string key = Key("row-", static_cast<int64_t>(random() % 30000));
+      if (random() % 5 == 0) {
+        ASSERT_OK(store->Remove(key));
+        rows.erase(key);
+      } else {
+        std::string value = Key("v", i);
+        ASSERT_OK(store->Put(key, value));
+        rows[key] = value;
+      }
+      std::string index_key = Key("ix-", i);
+      ASSERT_OK(store->Put(index_key, "", Keyspace::kIndex));
+      index[index_key] = "";
+    }
+    ASSERT_OK(store->Remove("old"));
+    rows.erase("old");
+    ASSERT_OK(store->Commit(1));
+    EXPECT_EQ(Contents(*store), rows);
+  }
+  for (const auto& e : stdfs::directory_iterator(dir_)) {
+    EXPECT_FALSE(e.path().filename().string().starts_with(".tmp-ingest")) << e.path();
+  }
+  ASSERT_OK_AND_ASSIGN(auto store, OpenAt(1));
+  EXPECT_EQ(Contents(*store), rows);
+  EXPECT_EQ(Contents(*store, Keyspace::kIndex), index);
+  EXPECT_EQ(store->metrics().num_rows_total, static_cast<int64_t>(rows.size()));
+}
+
 TEST_F(StateStoreTest, CrashLeftoversAreCleanedOnOpen) {
   {
     ASSERT_OK_AND_ASSIGN(auto store, OpenAt(-1));
@@ -366,7 +404,14 @@ TEST_F(StateStoreTest, CrashLeftoversAreCleanedOnOpen) {
   std::FILE* f = std::fopen((dir_ + "/_work/CURRENT").c_str(), "w");
   std::fputs("garbage\n", f);
   std::fclose(f);
+  for (const char* name : {"/.tmp-ingest.sst", "/.tmp-ingest-0.sst", "/.tmp-ingest-1.sst"}) {
+    f = std::fopen((dir_ + name).c_str(), "w");
+    std::fclose(f);
+  }
   ASSERT_OK_AND_ASSIGN(auto store, OpenAt(0));
+  for (const char* name : {"/.tmp-ingest.sst", "/.tmp-ingest-0.sst", "/.tmp-ingest-1.sst"}) {
+    EXPECT_FALSE(stdfs::exists(dir_ + name)) << name;
+  }
   EXPECT_FALSE(stdfs::exists(dir_ + "/.tmp-1"));
   EXPECT_FALSE(stdfs::exists(dir_ + "/.tmp-1.tmp"));
   EXPECT_EQ(Contents(*store).size(), 1u);
