@@ -797,8 +797,8 @@ uint32_t ByteArrayDictionary::InsertHashed(std::string_view value_to_find, uint3
 // Cache misses dominate: the values' bytes are often read here for the first time in a while
 // (views into the Kafka client's buffers, one event apart) and a large dictionary's slots are
 // anywhere. So the next block's bytes are prefetched while a block is hashed, and each block's
-// slots are prefetched before it is probed. A value equal to the one before it (a key repeated by
-// consecutive events) takes that one's index without a lookup.
+// slots are prefetched before it is probed. (Comparing each value with the one before it to skip
+// repeats cost more than it saved: silver's event ids and order ids rarely repeat in a row.)
 void ByteArrayDictionary::Insert(const std::string_view* values, int64_t count, uint32_t* indices) {
   uint32_t hashes[kInsertBlock];
   for (int64_t start = 0; start < count; start += kInsertBlock) {
@@ -808,14 +808,12 @@ void ByteArrayDictionary::Insert(const std::string_view* values, int64_t count, 
     }
     for (int64_t j = 0; j < n; ++j) {
       const int64_t i = start + j;
-      if (i > 0 && values[i] == values[i - 1]) continue;
       hashes[j] = HashForDictionary(values[i]);
       __builtin_prefetch(&slots_[SlotFor(hashes[j])]);
     }
     for (int64_t j = 0; j < n; ++j) {
       const int64_t i = start + j;
-      indices[i] = i > 0 && values[i] == values[i - 1] ? indices[i - 1]
-                                                       : InsertHashed(values[i], hashes[j]);
+      indices[i] = InsertHashed(values[i], hashes[j]);
     }
   }
 }
@@ -894,8 +892,9 @@ uint32_t FixedWidthDictionary<T>::InsertHashed(T value, uint64_t hash) {
   return index;
 }
 
-// As ByteArrayDictionary's: slots prefetched a block ahead, runs of one value looked up once
-// (timestamps of events in the same millisecond, a constant column).
+// As ByteArrayDictionary's, with slots prefetched a block ahead; here runs of one value
+// (timestamps of events in the same millisecond, a constant column) are looked up once, as the
+// comparison with the value before is a register compare.
 template <typename T>
 void FixedWidthDictionary<T>::Insert(const T* values, int64_t count, uint32_t* indices) {
   uint64_t hashes[kInsertBlock];

@@ -474,7 +474,7 @@ TEST(DictionaryTest, FixedWidthValuesCompareByBits) {
   EXPECT_EQ(floats.Insert(1.5f), 0u);
 }
 
-// The batch inserts (hashes a block ahead, runs of one value looked up once) give the indices and
+// The batch inserts (hashes a block ahead; fixed width: runs looked up once) give the indices and
 // entries that inserting one value at a time gives: runs across block boundaries, runs through
 // the table's growth, -0.0 next to 0.0 (equal, but distinct bits), empty strings.
 TEST(DictionaryTest, BatchInsertsMatchOneAtATime) {
