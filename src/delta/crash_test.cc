@@ -104,7 +104,9 @@ TEST_P(CrashTest, AppendIsAtomicAtEveryStep) {
     bool is_after = false;
     ExpectConsistent(root, before, after, context, &is_after);
     if (HasFatalFailure()) return;
-    if (result.ok() && !crash) EXPECT_TRUE(is_after) << context << ": reported success";
+    if (result.ok() && !crash) {
+      EXPECT_TRUE(is_after) << context << ": reported success";
+    }
     (is_after ? committed : not_committed)++;
 
     // Running the same micro-batch again commits it exactly once.

@@ -226,8 +226,8 @@ Result<CommitResult> Transaction::Commit() {
     }
   }
   for (const auto& [app_id, expected] : expected_txns_) {
-    std::optional<int64_t> actual =
-        read_snapshot_ ? read_snapshot_->TxnVersion(app_id) : std::nullopt;
+    std::optional<int64_t> actual;
+    if (read_snapshot_) actual = read_snapshot_->TxnVersion(app_id);
     if (actual != expected) {
       auto describe = [](std::optional<int64_t> v) {
         return v ? "version " + std::to_string(*v) : std::string("no txn");

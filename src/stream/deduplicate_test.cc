@@ -458,7 +458,9 @@ TEST_F(DeduplicateTest, EvictionDoesNotWalkOverEarlierEvictions) {
     skipped = rocksdb::get_perf_context()->internal_delete_skipped_count;
     rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
     ASSERT_OK(op->Commit(b));
-    if (b > 0) EXPECT_EQ(op->progress().num_rows_removed, kRows + (b == kBatches - 1 ? 1 : 0));
+    if (b > 0) {
+      EXPECT_EQ(op->progress().num_rows_removed, kRows + (b == kBatches - 1 ? 1 : 0));
+    }
   }
   // The last eviction: the previous batch's rows and the NULL-time row, past about nothing.
   EXPECT_LT(skipped, uint64_t{kRows}) << "tombstones walked over";

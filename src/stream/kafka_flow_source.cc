@@ -141,9 +141,12 @@ Result<std::optional<std::string>> KafkaFlowSource::PlanNext(const Trigger& trig
                                                              int64_t trigger_start_ms) {
   if (group_offsets_) group_offsets_->Poll();  // held-back commits that became due
   if (group_) return PlanNextInGroup(trigger, trigger_start_ms);
-  const kafka::ReadLimits limits = trigger.kind == Trigger::Kind::kOnce
-                                       ? kafka::ReadLimits{.all_available = true}
-                                       : kafka::ReadLimits::FromOptions(options_);
+  kafka::ReadLimits limits;  // Trigger.Once: everything available, whatever the options say
+  if (trigger.kind == Trigger::Kind::kOnce) {
+    limits.all_available = true;
+  } else {
+    limits = kafka::ReadLimits::FromOptions(options_);
+  }
   const bool capped = trigger.kind == Trigger::Kind::kAvailableNow && available_now_cap_;
   if (capped) {
     // Spark's availableNow reads up to the offsets it took at the start and asks the broker for

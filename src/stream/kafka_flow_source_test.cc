@@ -49,7 +49,9 @@ TEST(KafkaFlowSourceTest, AvailableNowPlansEveryBatchUpToTheOffsetsTakenAtTheSta
     latest.push_back(progress.latest_offset);
     ASSERT_OK(source->Advance(*end));
     // Produced during the run, after the first batch was planned.
-    if (batch == 0) ASSERT_TRUE(cluster.Produce("events", 0, Values(100, 50)));
+    if (batch == 0) {
+      ASSERT_TRUE(cluster.Produce("events", 0, Values(100, 50)));
+    }
   }
   EXPECT_EQ(ends, (std::vector<std::string>{R"({"events":{"0":40}})", R"({"events":{"0":80}})",
                                             R"({"events":{"0":100}})"}));

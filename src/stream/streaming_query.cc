@@ -112,7 +112,10 @@ class StreamingQuery::Impl {
                                                                     .schema = *quarantine,
                                                                     .partition_by = {},
                                                                     .table_properties = {},
-                                                                    .log = log}));
+                                                                    .log = log,
+                                                                    .must_exist = false,
+                                                                    .merge = std::nullopt,
+                                                                    .auto_compact_settings = {}}));
     }
     return Status::OK();
   }

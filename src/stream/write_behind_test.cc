@@ -46,7 +46,9 @@ TEST(WriteBehindTest, TheFirstErrorStopsLaterWritesAndComesBack) {
   EXPECT_NE(flushed.message().find("part-3"), std::string::npos);
   // The write after the failed one may have been queued already, but none runs after the error.
   EXPECT_EQ(ran.load(), 4);
-  if (!submitted.ok()) EXPECT_EQ(submitted.code(), StatusCode::kIOError);
+  if (!submitted.ok()) {
+    EXPECT_EQ(submitted.code(), StatusCode::kIOError);
+  }
   EXPECT_EQ(writes.Submit([] { return Status::OK(); }).code(), StatusCode::kIOError);
 }
 
