@@ -35,8 +35,8 @@ constexpr std::string_view kTempPrefix = ".tmp-";
 constexpr char kRowsPrefix = 'r';
 constexpr char kIndexPrefix = 'i';
 static_assert(kIndexPrefix < kRowsPrefix, "WriteOut puts index updates before row updates");
-// Pending updates (StateStoreOptions::pending_bytes) are written to RocksDB at once: as one sorted
-// SST file ingested into the working database (no memtable skiplist inserts, which cost a dozen
+// Pending updates (StateStoreOptions::pending_bytes) are written to RocksDB at once: as sorted
+// SST files ingested into the working database (no memtable skiplist inserts, which cost a dozen
 // random key comparisons each), or, below kIngestMinBytes (a commit's remainder), a write batch.
 constexpr size_t kIngestMinBytes = size_t{256} << 10;
 constexpr std::string_view kIngestPrefix = ".tmp-ingest";  // + "-N.sst"

@@ -41,7 +41,7 @@ struct StateStoreOptions {
   size_t block_cache_bytes = size_t{8} << 20;
   size_t write_buffer_bytes = size_t{32} << 20;
   // Updates are kept in memory (and answered from there) until they hold this many bytes, then
-  // written to the working database as one sorted SST file.
+  // written to the working database as sorted SST files (docs/state-format.md).
   size_t pending_bytes = size_t{16} << 20;
   // What the operator stores (key and value layout), recorded with every version. Opening a version
   // recorded with a different schema fails with InvalidArgument.
