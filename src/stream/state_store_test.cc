@@ -47,6 +47,21 @@ class StateStoreTest : public ::testing::Test {
     EXPECT_OK(cursor->status());
     return out;
   }
+  // One random update of the rows keyspace and its model: a key prefix + [0, key_range), removed
+  // one time in remove_one_in, else set to a value naming the step.
+  static void RandomUpdate(StateStore& store, std::map<std::string, std::string>* model,
+                           std::mt19937_64& random, std::string_view prefix, uint64_t key_range,
+                           uint64_t remove_one_in, int step) {
+    std::string key = Key(prefix, static_cast<int64_t>(random() % key_range));
+    if (random() % remove_one_in == 0) {
+      ASSERT_OK(store.Remove(key));
+      model->erase(key);
+    } else {
+      std::string value = Key("value-", step);
+      ASSERT_OK(store.Put(key, value));
+      (*model)[key] = value;
+    }
+  }
   std::string VersionDir(int64_t v) const { return dir_ + "/" + std::to_string(v); }
   // The name of one SST file of version v.
   std::string AnySst(int64_t v) const {
@@ -188,15 +203,7 @@ TEST_F(StateStoreTest, StateWrittenInTheBackgroundSurvivesAReopen) {
   {
     ASSERT_OK_AND_ASSIGN(auto store, OpenAt(-1, options));
     for (int step = 0; step < 60000; ++step) {
-      std::string key = Key("key-", static_cast<int64_t>(random() % 20000));
-      if (random() % 4 == 0) {
-        ASSERT_OK(store->Remove(key));
-        model.erase(key);
-      } else {
-        std::string value = Key("value-", step);
-        ASSERT_OK(store->Put(key, value));
-        model[key] = value;
-      }
+      ASSERT_NO_FATAL_FAILURE(RandomUpdate(*store, &model, random, "key-", 20000, 4, step));
     }
     ASSERT_OK(store->Commit(0));
   }
@@ -364,15 +371,7 @@ TEST_F(StateStoreTest, ALargeWriteOutInTwoFilesKeepsEveryUpdate) {
     ASSERT_OK(store->Commit(0));
     rows["old"] = "1";
     for (int i = 0; i < 40000; ++i) {
-      std::string key = Key("row-", static_cast<int64_t>(random() % 30000));
-      if (random() % 5 == 0) {
-        ASSERT_OK(store->Remove(key));
-        rows.erase(key);
-      } else {
-        std::string value = Key("v", i);
-        ASSERT_OK(store->Put(key, value));
-        rows[key] = value;
-      }
+      ASSERT_NO_FATAL_FAILURE(RandomUpdate(*store, &rows, random, "row-", 30000, 5, i));
       std::string index_key = Key("ix-", i);
       ASSERT_OK(store->Put(index_key, "", Keyspace::kIndex));
       index[index_key] = "";
