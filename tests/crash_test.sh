@@ -30,36 +30,43 @@ produce() {  # produce COUNT SEED
 }
 produce 200000 1
 
-# Real kills at random moments: 50 ms after the start up to (at first) 650 ms. A run that ends
-# before its kill caught up; it gets 20,000 more events, and the next kills come within 90% of the
-# time that run took: on a fast machine a fixed window let most runs finish, and the events
-# produced for them outgrew the embedded broker's retention (5 MiB a partition, docs/broker.md).
-kills=0 seed=2 attempts=0 window_ms=650
+# Real kills at random moments, placed by the run's progress rather than by a delay (runs take a
+# different time on every machine): 0-30 ms after the run's k-th new Delta commit, k random in
+# 0..18 (k = 0: while it starts and recovers), so the 22 kills spread over about 200 batches of
+# 1,000 events. A batch takes 10-30 ms here, so the kill lands anywhere in one: offsets WAL,
+# Parquet files, Delta commit, commit marker. A run that finishes first caught up; it gets 20,000
+# more events.
+commits_in_log() {
+  local files=("$table"/_delta_log/*.json)
+  if [ -e "${files[0]}" ]; then echo ${#files[@]}; else echo 0; fi
+}
+kills=0 seed=2 attempts=0
 RANDOM=42
-now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 while [ $kills -lt 22 ] && [ $attempts -lt 200 ]; do
   attempts=$((attempts + 1))
-  started=$(now_ms)
+  before=$(commits_in_log)
   "${RUN[@]}" > "$work/run.log" 2>&1 &   # weir itself in the background, so the kill reaches it
   pid=$!
-  delay_ms=$((RANDOM % (window_ms - 50) + 50))
-  while kill -0 $pid 2>/dev/null && [ $(($(now_ms) - started)) -lt $delay_ms ]; do sleep 0.005; done
-  if kill -0 $pid 2>/dev/null; then
-    kill -KILL $pid
-    wait $pid 2>/dev/null
+  commits=$((RANDOM % 19)) extra_ms=$((RANDOM % 31))
+  for _ in $(seq 1 6000); do  # 30 s at most
+    kill -0 $pid 2>/dev/null || break
+    [ $(( $(commits_in_log) - before )) -ge $commits ] && break
+    sleep 0.005
+  done
+  sleep "0.$(printf '%03d' $extra_ms)"
+  kill -KILL $pid 2>/dev/null
+  wait $pid 2>/dev/null  # (no "Killed" line)
+  rc=$?
+  if [ $rc -eq 137 ]; then   # 128 + SIGKILL: the kill landed
     kills=$((kills + 1))
-  else
-    wait $pid
-    rc=$?
-    [ $rc -eq 0 ] || { echo "FAIL: run exited $rc without being killed"; cat "$work/run.log"; exit 1; }
-    window_ms=$(( ($(now_ms) - started) * 9 / 10 ))
-    [ $window_ms -ge 100 ] || window_ms=100
-    [ $produced -lt 1000000 ] || { echo "FAIL: the runs end before their kills ($produced events)"; exit 1; }
-    produce 20000 $seed   # caught up: give it more to do
+  elif [ $rc -eq 0 ]; then   # it finished first
+    produce 20000 $seed
     seed=$((seed + 1))
+  else
+    echo "FAIL: run exited $rc without being killed"; cat "$work/run.log"; exit 1
   fi
 done
-echo "killed weir run $kills times with SIGKILL in $attempts runs ($produced events produced)"
+echo "killed weir run $kills times with SIGKILL in $attempts runs, which committed $(commits_in_log) batches ($produced events produced)"
 check "at least 20 kills landed during ingestion" test $kills -ge 20
 check "at least 200000 events were produced" test $produced -ge 200000
 

@@ -21,7 +21,7 @@ for t in tests/*_test.sh; do
     failed=$((failed + 1)); failures+=("$t"); echo "--- FAIL $t ($(( $(date +%s) - start ))s)"
   fi
 done
-for t in "${failures[@]}"; do
+for t in ${failures[@]+"${failures[@]}"}; do  # (an empty array is "unbound" to bash < 4.4)
   echo "failed: $t"
   grep -A 8 -E '^FAIL|^\[  FAILED|^weir: ' "$logs/$(basename "$t").log" | head -40 | sed 's/^/    /'
 done

@@ -225,7 +225,6 @@ class FixedWidthDictionary {
 
   std::vector<T> values_;
   std::vector<uint32_t> slots_;  // index + 1, 0 = empty; power-of-two size, at most half full
-  int shift_;                    // 64 - log2(slots_.size())
 };
 
 extern template class FixedWidthDictionary<int32_t>;

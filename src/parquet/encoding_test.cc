@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -475,8 +476,9 @@ TEST(DictionaryTest, FixedWidthValuesCompareByBits) {
 }
 
 // The batch inserts (hashes a block ahead; fixed width: runs looked up once) give the indices and
-// entries that inserting one value at a time gives: runs across block boundaries, runs through
-// the table's growth, -0.0 next to 0.0 (equal, but distinct bits), empty strings.
+// entries that inserting one value at a time gives: runs across block and call boundaries, runs
+// through the table's growth, -0.0 next to 0.0 (equal, but distinct bits), empty strings, a
+// second round after Clear().
 TEST(DictionaryTest, BatchInsertsMatchOneAtATime) {
   std::mt19937_64 rng(11);
   std::vector<std::string> strings;
@@ -504,11 +506,24 @@ TEST(DictionaryTest, BatchInsertsMatchOneAtATime) {
 
   FixedWidthDictionary<double> batch_d, single_d;
   std::vector<uint32_t> d_indices(doubles.size());
-  batch_d.Insert(doubles.data(), static_cast<int64_t>(doubles.size()), d_indices.data());
-  for (size_t i = 0; i < doubles.size(); ++i) ASSERT_EQ(d_indices[i], single_d.Insert(doubles[i])) << i;
-  ASSERT_EQ(batch_d.size(), single_d.size());
-  EXPECT_EQ(0, std::memcmp(batch_d.values().data(), single_d.values().data(),
-                           batch_d.values().size() * sizeof(double)));
+  // Twice, with a Clear() between: nothing of the first round may leak into the second.
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE(round);
+    batch_d.Clear();
+    single_d.Clear();
+    for (size_t at = 0; at < doubles.size();) {
+      const size_t n = std::min<size_t>(doubles.size() - at, 1 + rng() % 300);
+      batch_d.Insert(doubles.data() + at, static_cast<int64_t>(n), d_indices.data() + at);
+      at += n;
+    }
+    for (size_t i = 0; i < doubles.size(); ++i) {
+      ASSERT_EQ(d_indices[i], single_d.Insert(doubles[i])) << i;
+    }
+    ASSERT_EQ(batch_d.size(), single_d.size());
+    EXPECT_EQ(0, std::memcmp(batch_d.values().data(), single_d.values().data(),
+                             batch_d.values().size() * sizeof(double)));
+    if (round == 0) std::reverse(doubles.begin(), doubles.end());
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <future>
 #include <map>
+#include <system_error>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -40,10 +41,21 @@ static_assert(kIndexPrefix < kRowsPrefix, "WriteOut puts index updates before ro
 // random key comparisons each), or, below kIngestMinBytes (a commit's remainder), a write batch.
 constexpr size_t kIngestMinBytes = size_t{256} << 10;
 constexpr std::string_view kIngestPrefix = ".tmp-ingest";  // + "-N.sst"
-// From this many updates, the two keyspaces are sorted on two threads and the sorted updates are
-// written as two SST files (disjoint key ranges) on two threads. A commit writes its remainder
-// while the batch waits: on two cores that wait is halved.
+// A commit writes the updates still pending while the batch waits for it: from this many, it
+// sorts the two keyspaces on two threads and writes the sorted updates as two SST files on two
+// threads, so on two cores that wait is about halved. (Write-outs in the background, while the
+// batch goes on, stay on one thread: the batch's own threads keep the cores busy.)
 constexpr size_t kParallelMinUpdates = 50'000;
+
+// Runs `task` on a thread of its own; if no thread can be started, when its result is asked for.
+template <typename Task>
+auto RunBeside(Task task) {
+  try {
+    return std::async(std::launch::async, task);
+  } catch (const std::system_error&) {
+    return std::async(std::launch::deferred, task);
+  }
+}
 
 // Sorted updates lie scattered over the buffer's arena: while update i is written, the entry of
 // update i + kPrefetchEntries and the bytes of update i + kPrefetchBytes are loaded, so the
@@ -467,8 +479,8 @@ Status StateStore::StartWriting() {
   // The next round of updates is likely as large.
   pending_.Reserve(writing_.size());
   pending_index_.Reserve(writing_index_.size());
-  writing_result_ = std::async(std::launch::async,
-                               [this] { return WriteOut(writing_index_, writing_); });
+  writing_result_ =
+      RunBeside([this] { return WriteOut(writing_index_, writing_, /*parallel=*/false); });
   return Status::OK();
 }
 
@@ -482,7 +494,7 @@ Status StateStore::FinishWriting() {
 
 Status StateStore::ApplyPending() {
   WEIR_RETURN_NOT_OK(FinishWriting());
-  WEIR_RETURN_NOT_OK(WriteOut(pending_index_, pending_));
+  WEIR_RETURN_NOT_OK(WriteOut(pending_index_, pending_, /*parallel=*/true));
   pending_.Clear();
   pending_index_.Clear();
   return Status::OK();
@@ -495,13 +507,15 @@ const UpdateBuffer::Update* StateStore::FindPending(std::string_view key) const 
   return nullptr;
 }
 
-Status StateStore::WriteOut(const UpdateBuffer& index_updates, const UpdateBuffer& row_updates) {
+Status StateStore::WriteOut(const UpdateBuffer& index_updates, const UpdateBuffer& row_updates,
+                            bool parallel) {
   if (index_updates.empty() && row_updates.empty()) return Status::OK();
+  parallel = parallel && index_updates.size() + row_updates.size() >= kParallelMinUpdates;
   // Index keys ('i...') sort before row keys ('r...').
   std::vector<const UpdateBuffer::Update*> sorted;
   std::vector<const UpdateBuffer::Update*> rows;
-  if (index_updates.size() + row_updates.size() >= kParallelMinUpdates) {
-    auto index_sorted = std::async(std::launch::async, [&] { return index_updates.Sorted(); });
+  if (parallel) {
+    auto index_sorted = RunBeside([&] { return index_updates.Sorted(); });
     rows = row_updates.Sorted();
     sorted = index_sorted.get();
   } else {
@@ -510,7 +524,7 @@ Status StateStore::WriteOut(const UpdateBuffer& index_updates, const UpdateBuffe
   }
   sorted.insert(sorted.end(), rows.begin(), rows.end());
   const size_t data_bytes = index_updates.data_bytes() + row_updates.data_bytes();
-  if (data_bytes >= kIngestMinBytes) return IngestSorted(sorted);
+  if (data_bytes >= kIngestMinBytes) return IngestSorted(sorted, parallel ? 2 : 1);
   rocksdb::WriteBatch batch(data_bytes + 16 * sorted.size() + 64);
   for (size_t i = 0; i < sorted.size(); ++i) {
     PrefetchSortedUpdate(sorted, i, sorted.size());
@@ -541,10 +555,10 @@ Status StateStore::WriteSstFile(const std::vector<const UpdateBuffer::Update*>& 
   return FromRocks(writer.Finish(), "write state file", file);
 }
 
-Status StateStore::IngestSorted(const std::vector<const UpdateBuffer::Update*>& sorted) {
-  // Sorted and without repeated keys, so the parts cover disjoint key ranges, as one ingestion
-  // of several files requires.
-  const size_t parts = sorted.size() >= kParallelMinUpdates ? 2 : 1;
+Status StateStore::IngestSorted(const std::vector<const UpdateBuffer::Update*>& sorted,
+                                size_t parts) {
+  // Sorted without repeated keys (UpdateBuffer::Sorted), so the parts cover disjoint key ranges
+  // and RocksDB places each file as low in the tree as it would one file.
   std::vector<std::string> files;
   for (size_t p = 0; p < parts; ++p) {
     files.push_back(
@@ -555,11 +569,14 @@ Status StateStore::IngestSorted(const std::vector<const UpdateBuffer::Update*>& 
                         files[p]);
   };
   std::future<Status> second;
-  if (parts > 1) second = std::async(std::launch::async, write_part, 1);
-  Status first = write_part(0);
-  Status other = parts > 1 ? second.get() : Status::OK();
-  WEIR_RETURN_NOT_OK(first);
-  WEIR_RETURN_NOT_OK(other);
+  if (parts > 1) second = RunBeside([&] { return write_part(1); });
+  Status written = write_part(0);
+  Status second_written = parts > 1 ? second.get() : Status::OK();
+  if (written.ok()) written = second_written;
+  if (!written.ok()) {
+    for (const std::string& file : files) (void)DeleteIfExists(fs_, file, /*dir=*/false);
+    return written;
+  }
   rocksdb::IngestExternalFileOptions ingest;
   ingest.move_files = true;  // hard-linked into the working database
   ingest.allow_blocking_flush = true;

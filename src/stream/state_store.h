@@ -179,10 +179,13 @@ class StateStore {
   Status FinishWriting();
   Status ApplyPending();
   const UpdateBuffer::Update* FindPending(std::string_view key) const;
-  // Writes the updates to RocksDB: one ingested SST file, or a write batch when small. Uses only
-  // db_ and the folder, so it may run on another thread while the store is used.
-  Status WriteOut(const UpdateBuffer& index_updates, const UpdateBuffer& row_updates);
-  Status IngestSorted(const std::vector<const UpdateBuffer::Update*>& sorted);
+  // Writes the updates to RocksDB: ingested SST files, or a write batch when small. Uses only
+  // db_ and the folder, so it may run on another thread while the store is used. `parallel`:
+  // large write-outs use a second thread (for the commit's, which the batch waits for).
+  Status WriteOut(const UpdateBuffer& index_updates, const UpdateBuffer& row_updates,
+                  bool parallel);
+  // As `parts` SST files (sorted ranges, written on as many threads), ingested together.
+  Status IngestSorted(const std::vector<const UpdateBuffer::Update*>& sorted, size_t parts);
   Status WriteSstFile(const std::vector<const UpdateBuffer::Update*>& sorted, size_t begin,
                       size_t end, const std::string& file);
 
