@@ -18,7 +18,6 @@
 #include <cstring>
 #include <future>
 #include <map>
-#include <system_error>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -36,26 +35,11 @@ constexpr std::string_view kTempPrefix = ".tmp-";
 constexpr char kRowsPrefix = 'r';
 constexpr char kIndexPrefix = 'i';
 static_assert(kIndexPrefix < kRowsPrefix, "WriteOut puts index updates before row updates");
-// Pending updates (StateStoreOptions::pending_bytes) are written to RocksDB at once: as sorted
-// SST files ingested into the working database (no memtable skiplist inserts, which cost a dozen
+// Pending updates (StateStoreOptions::pending_bytes) are written to RocksDB at once: as one sorted
+// SST file ingested into the working database (no memtable skiplist inserts, which cost a dozen
 // random key comparisons each), or, below kIngestMinBytes (a commit's remainder), a write batch.
 constexpr size_t kIngestMinBytes = size_t{256} << 10;
-constexpr std::string_view kIngestPrefix = ".tmp-ingest";  // + "-N.sst"
-// A commit writes the updates still pending while the batch waits for it: from this many, it
-// sorts the two keyspaces on two threads and writes the sorted updates as two SST files on two
-// threads, so on two cores that wait is about halved. (Write-outs in the background, while the
-// batch goes on, stay on one thread: the batch's own threads keep the cores busy.)
-constexpr size_t kParallelMinUpdates = 50'000;
-
-// Runs `task` on a thread of its own; if no thread can be started, when its result is asked for.
-template <typename Task>
-auto RunBeside(Task task) {
-  try {
-    return std::async(std::launch::async, task);
-  } catch (const std::system_error&) {
-    return std::async(std::launch::deferred, task);
-  }
-}
+constexpr std::string_view kIngestName = ".tmp-ingest.sst";
 
 // Sorted updates lie scattered over the buffer's arena: while update i is written, the entry of
 // update i + kPrefetchEntries and the bytes of update i + kPrefetchBytes are loaded, so the
@@ -63,10 +47,9 @@ auto RunBeside(Task task) {
 constexpr size_t kPrefetchBytes = 8;
 constexpr size_t kPrefetchEntries = 16;
 
-void PrefetchSortedUpdate(const std::vector<const UpdateBuffer::Update*>& sorted, size_t i,
-                          size_t end) {
-  if (i + kPrefetchEntries < end) __builtin_prefetch(sorted[i + kPrefetchEntries]);
-  if (i + kPrefetchBytes < end) {
+void PrefetchSortedUpdate(const std::vector<const UpdateBuffer::Update*>& sorted, size_t i) {
+  if (i + kPrefetchEntries < sorted.size()) __builtin_prefetch(sorted[i + kPrefetchEntries]);
+  if (i + kPrefetchBytes < sorted.size()) {
     const UpdateBuffer::Update* u = sorted[i + kPrefetchBytes];
     // Keys hold the keyspace byte (never empty); a value follows its key in the arena.
     __builtin_prefetch(u->key.data());
@@ -335,7 +318,7 @@ Status StateStore::Load(int64_t version) {
     std::string name = fs::BaseName(e.path);
     if (e.is_dir && (name == kWorkName || name.starts_with(kTempPrefix))) {
       WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, e.path, /*dir=*/true));
-    } else if (!e.is_dir && name.starts_with(kIngestPrefix)) {
+    } else if (!e.is_dir && name == kIngestName) {
       WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, e.path, /*dir=*/false));
     }
   }
@@ -479,8 +462,8 @@ Status StateStore::StartWriting() {
   // The next round of updates is likely as large.
   pending_.Reserve(writing_.size());
   pending_index_.Reserve(writing_index_.size());
-  writing_result_ =
-      RunBeside([this] { return WriteOut(writing_index_, writing_, /*parallel=*/false); });
+  writing_result_ = std::async(std::launch::async,
+                               [this] { return WriteOut(writing_index_, writing_); });
   return Status::OK();
 }
 
@@ -494,7 +477,7 @@ Status StateStore::FinishWriting() {
 
 Status StateStore::ApplyPending() {
   WEIR_RETURN_NOT_OK(FinishWriting());
-  WEIR_RETURN_NOT_OK(WriteOut(pending_index_, pending_, /*parallel=*/true));
+  WEIR_RETURN_NOT_OK(WriteOut(pending_index_, pending_));
   pending_.Clear();
   pending_index_.Clear();
   return Status::OK();
@@ -507,27 +490,17 @@ const UpdateBuffer::Update* StateStore::FindPending(std::string_view key) const 
   return nullptr;
 }
 
-Status StateStore::WriteOut(const UpdateBuffer& index_updates, const UpdateBuffer& row_updates,
-                            bool parallel) {
+Status StateStore::WriteOut(const UpdateBuffer& index_updates, const UpdateBuffer& row_updates) {
   if (index_updates.empty() && row_updates.empty()) return Status::OK();
-  parallel = parallel && index_updates.size() + row_updates.size() >= kParallelMinUpdates;
   // Index keys ('i...') sort before row keys ('r...').
-  std::vector<const UpdateBuffer::Update*> sorted;
-  std::vector<const UpdateBuffer::Update*> rows;
-  if (parallel) {
-    auto index_sorted = RunBeside([&] { return index_updates.Sorted(); });
-    rows = row_updates.Sorted();
-    sorted = index_sorted.get();
-  } else {
-    sorted = index_updates.Sorted();
-    rows = row_updates.Sorted();
-  }
+  std::vector<const UpdateBuffer::Update*> sorted = index_updates.Sorted();
+  std::vector<const UpdateBuffer::Update*> rows = row_updates.Sorted();
   sorted.insert(sorted.end(), rows.begin(), rows.end());
   const size_t data_bytes = index_updates.data_bytes() + row_updates.data_bytes();
-  if (data_bytes >= kIngestMinBytes) return IngestSorted(sorted, parallel ? 2 : 1);
+  if (data_bytes >= kIngestMinBytes) return IngestSorted(sorted);
   rocksdb::WriteBatch batch(data_bytes + 16 * sorted.size() + 64);
   for (size_t i = 0; i < sorted.size(); ++i) {
-    PrefetchSortedUpdate(sorted, i, sorted.size());
+    PrefetchSortedUpdate(sorted, i);
     const UpdateBuffer::Update* u = sorted[i];
     rocksdb::Status s = u->removal ? batch.Delete(u->key) : batch.Put(u->key, u->value);
     WEIR_RETURN_NOT_OK(FromRocks(s, "write state in", dir_));
@@ -537,8 +510,8 @@ Status StateStore::WriteOut(const UpdateBuffer& index_updates, const UpdateBuffe
   return FromRocks(db_->Write(write, &batch), "write state in", dir_);
 }
 
-Status StateStore::WriteSstFile(const std::vector<const UpdateBuffer::Update*>& sorted,
-                                size_t begin, size_t end, const std::string& file) {
+Status StateStore::IngestSorted(const std::vector<const UpdateBuffer::Update*>& sorted) {
+  std::string file = fs::JoinPath(dir_, kIngestName);
   WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, file, /*dir=*/false));
   // Compressed as the last level is (LZ4: hex-digit and prefix-sharing keys shrink ~2x, and the
   // file is part of every version folder until compacted). Its pages stay in the page cache:
@@ -546,46 +519,18 @@ Status StateStore::WriteSstFile(const std::vector<const UpdateBuffer::Update*>& 
   rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), db_->GetOptions(), /*column_family=*/nullptr,
                                 /*invalidate_page_cache=*/false);
   WEIR_RETURN_NOT_OK(FromRocks(writer.Open(file), "write state file", file));
-  for (size_t i = begin; i < end; ++i) {
-    PrefetchSortedUpdate(sorted, i, end);
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    PrefetchSortedUpdate(sorted, i);
     const UpdateBuffer::Update* u = sorted[i];
     rocksdb::Status s = u->removal ? writer.Delete(u->key) : writer.Put(u->key, u->value);
     WEIR_RETURN_NOT_OK(FromRocks(s, "write state file", file));
   }
-  return FromRocks(writer.Finish(), "write state file", file);
-}
-
-Status StateStore::IngestSorted(const std::vector<const UpdateBuffer::Update*>& sorted,
-                                size_t parts) {
-  // Sorted without repeated keys (UpdateBuffer::Sorted), so the parts cover disjoint key ranges
-  // and RocksDB places each file as low in the tree as it would one file.
-  std::vector<std::string> files;
-  for (size_t p = 0; p < parts; ++p) {
-    files.push_back(
-        fs::JoinPath(dir_, std::string(kIngestPrefix) + "-" + std::to_string(p) + ".sst"));
-  }
-  auto write_part = [&](size_t p) {
-    return WriteSstFile(sorted, sorted.size() * p / parts, sorted.size() * (p + 1) / parts,
-                        files[p]);
-  };
-  std::future<Status> second;
-  if (parts > 1) second = RunBeside([&] { return write_part(1); });
-  Status written = write_part(0);
-  Status second_written = parts > 1 ? second.get() : Status::OK();
-  if (written.ok()) written = second_written;
-  if (!written.ok()) {
-    for (const std::string& file : files) (void)DeleteIfExists(fs_, file, /*dir=*/false);
-    return written;
-  }
+  WEIR_RETURN_NOT_OK(FromRocks(writer.Finish(), "write state file", file));
   rocksdb::IngestExternalFileOptions ingest;
   ingest.move_files = true;  // hard-linked into the working database
   ingest.allow_blocking_flush = true;
-  WEIR_RETURN_NOT_OK(
-      FromRocks(db_->IngestExternalFile(files, ingest), "ingest state file", files.front()));
-  for (const std::string& file : files) {
-    WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, file, /*dir=*/false));
-  }
-  return Status::OK();
+  WEIR_RETURN_NOT_OK(FromRocks(db_->IngestExternalFile({file}, ingest), "ingest state file", file));
+  return DeleteIfExists(fs_, file, /*dir=*/false);
 }
 
 Result<std::optional<std::string>> StateStore::Get(std::string_view key, Keyspace keyspace) {

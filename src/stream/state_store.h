@@ -41,7 +41,7 @@ struct StateStoreOptions {
   size_t block_cache_bytes = size_t{8} << 20;
   size_t write_buffer_bytes = size_t{32} << 20;
   // Updates are kept in memory (and answered from there) until they hold this many bytes, then
-  // written to the working database as sorted SST files (docs/state-format.md).
+  // written to the working database as one sorted SST file.
   size_t pending_bytes = size_t{16} << 20;
   // What the operator stores (key and value layout), recorded with every version. Opening a version
   // recorded with a different schema fails with InvalidArgument.
@@ -179,15 +179,10 @@ class StateStore {
   Status FinishWriting();
   Status ApplyPending();
   const UpdateBuffer::Update* FindPending(std::string_view key) const;
-  // Writes the updates to RocksDB: ingested SST files, or a write batch when small. Uses only
-  // db_ and the folder, so it may run on another thread while the store is used. `parallel`:
-  // large write-outs use a second thread (for the commit's, which the batch waits for).
-  Status WriteOut(const UpdateBuffer& index_updates, const UpdateBuffer& row_updates,
-                  bool parallel);
-  // As `parts` SST files (sorted ranges, written on as many threads), ingested together.
-  Status IngestSorted(const std::vector<const UpdateBuffer::Update*>& sorted, size_t parts);
-  Status WriteSstFile(const std::vector<const UpdateBuffer::Update*>& sorted, size_t begin,
-                      size_t end, const std::string& file);
+  // Writes the updates to RocksDB: one ingested SST file, or a write batch when small. Uses only
+  // db_ and the folder, so it may run on another thread while the store is used.
+  Status WriteOut(const UpdateBuffer& index_updates, const UpdateBuffer& row_updates);
+  Status IngestSorted(const std::vector<const UpdateBuffer::Update*>& sorted);
 
   fs::FileSystem* fs_;  // the local file system of dir_
   std::string dir_;     // RocksDB's folder (the local cache folder of a remote store)
