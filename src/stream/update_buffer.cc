@@ -11,6 +11,9 @@ constexpr size_t kInitialSlots = 1024;
 constexpr size_t kChunkBytes = size_t{1} << 20;
 constexpr uint64_t kTagMask = 0xffffffff00000000ull;
 constexpr uint64_t kIndexMask = 0x00000000ffffffffull;
+// Sorted: buffers of this many updates or more are first spread over 2^kRadixBits buckets.
+constexpr size_t kRadixMinItems = size_t{1} << 14;
+constexpr int kRadixBits = 16;
 
 // The bytes of `key` from `at` (fewer than 8) as a little-endian word, zero-filled: what a
 // memcpy into a zeroed word gives, without a call for a variable length.
@@ -148,12 +151,45 @@ std::vector<const UpdateBuffer::Update*> UpdateBuffer::Sorted() const {
     items.push_back({LoadBigEndian(u.key, 0), LoadBigEndian(u.key, 8), &u});
   }
   // Equal keys (append-only buffers) in the order they were set: updates_ is that order.
-  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+  const auto less = [](const Item& a, const Item& b) {
     if (a.high != b.high) return a.high < b.high;
     if (a.low != b.low) return a.low < b.low;
     const int order = a.update->key.compare(b.update->key);
     return order != 0 ? order < 0 : a.update < b.update;
-  });
+  };
+  // Large buffers: one counting-sort pass on the 16 bits of the first word from the first bit in
+  // which its keys differ (the bits above are the same in every key: a keyspace byte, a shared
+  // prefix), then each bucket sorted on its own. Buckets are ranges of that word in order, so
+  // the result is what one sort gives; a 2M-key write-out sorts buckets of a few thousand.
+  uint64_t differ = 0;
+  if (items.size() >= kRadixMinItems) {
+    for (const Item& item : items) differ |= item.high ^ items[0].high;
+  }
+  if (differ == 0) {
+    std::sort(items.begin(), items.end(), less);
+  } else {
+    const int skip = __builtin_clzll(differ);
+    const auto bucket = [skip](const Item& item) {
+      return static_cast<size_t>((item.high << skip) >> (64 - kRadixBits));
+    };
+    std::vector<uint32_t> starts(size_t{1} << kRadixBits, 0);
+    for (const Item& item : items) ++starts[bucket(item)];
+    uint32_t at = 0;
+    for (uint32_t& start : starts) {
+      const uint32_t count = start;
+      start = at;
+      at += count;
+    }
+    std::vector<Item> scattered(items.size());
+    for (const Item& item : items) scattered[starts[bucket(item)]++] = item;
+    items.swap(scattered);
+    // starts[b] is now the end of bucket b, which is where bucket b + 1 begins.
+    size_t begin = 0;
+    for (uint32_t end : starts) {
+      if (end - begin > 1) std::sort(items.begin() + begin, items.begin() + end, less);
+      begin = end;
+    }
+  }
   std::vector<const Update*> sorted;
   sorted.reserve(items.size());
   for (size_t i = 0; i < items.size(); ++i) {

@@ -122,6 +122,45 @@ TEST(UpdateBufferTest, AppendOnlySortedKeepsTheLastUpdateOfEachKey) {
   }
 }
 
+// Sorted spreads large buffers over buckets by the bits after their shared prefix: key sets
+// whose first 8 bytes are all equal, differ only in their last bits, or are shorter than a word
+// (zero-padded, so "a" and "a\0" tie until the whole keys are compared) give std::sort's order.
+TEST(UpdateBufferTest, LargeBuffersSortLikeStdSort) {
+  std::mt19937_64 random(5);
+  const std::vector<std::function<std::string()>> families = {
+      [&] { return Key("samepref", random() % 100000); },
+      [&] {
+        std::string key = "time";
+        key.append(4, '\0');
+        key.push_back(static_cast<char>(random() % 3));
+        key.append(Key("-", random() % 50000));
+        return key;
+      },
+      [&] { return std::string(random() % 4, static_cast<char>(random() % 2 ? 'a' : '\0')); },
+      [&] {
+        std::string key(8, '\0');
+        for (char& c : key) c = static_cast<char>(random());
+        return key;
+      },
+  };
+  for (const auto& make : families) {
+    UpdateBuffer buffer(UpdateBuffer::Lookup::kAppendOnly);
+    std::map<std::string, std::optional<std::string>> model;
+    for (int i = 0; i < 40000; ++i) SetBoth(&buffer, &model, make(), random() % 5 == 0, i);
+    std::vector<const UpdateBuffer::Update*> sorted = buffer.Sorted();
+    ASSERT_EQ(sorted.size(), model.size());
+    auto it = model.begin();
+    for (const UpdateBuffer::Update* u : sorted) {
+      ASSERT_EQ(u->key, it->first);
+      ASSERT_EQ(u->removal, !it->second.has_value());
+      if (it->second) {
+        ASSERT_EQ(u->value, *it->second);
+      }
+      ++it;
+    }
+  }
+}
+
 // Hash functions that make keys collide on purpose: on the tag and the home slot (every key in
 // one probe run, told apart only by its bytes), on the tag only, on the home slot only.
 uint64_t RealHash(std::string_view key) { return std::hash<std::string_view>()(key) * 0x9e37ull; }
