@@ -1,7 +1,11 @@
 // weir: one binary for streaming Kafka / Event Hubs into Delta Lake. main() dispatches to the
 // commands registered by the other cli/*.cc files.
+#include <malloc.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -32,7 +36,25 @@ void PrintUsage(FILE* out) {
   }
 }
 
+// glibc gives each thread that allocates while another holds its arena a new arena, up to 8 per
+// core, and every arena keeps the pages its freed chunks leave between trims. weir's threads
+// (fetching, encoding, compressing, RocksDB's, librdkafka's) all take and free batch-sized
+// buffers, so a long streaming run spread them over 16 arenas on two cores and its RSS kept
+// rising for minutes (anonymous memory 99 -> 240 MiB in 4 minutes at 50,000 events/s, 189 MiB of
+// it free in the arenas). Two arenas held it at 150-200 MiB with no loss of speed (bronze and
+// silver on two cores; the threads' own caches serve most small allocations). An arena limit set
+// by the user (MALLOC_ARENA_MAX or GLIBC_TUNABLES) is left alone. Must run before any thread.
+void LimitMallocArenas() {
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (std::getenv("MALLOC_ARENA_MAX") != nullptr ||
+      (tunables != nullptr && std::strstr(tunables, "glibc.malloc.arena_max") != nullptr)) {
+    return;
+  }
+  mallopt(M_ARENA_MAX, 2);
+}
+
 int Main(int argc, char** argv) {
+  LimitMallocArenas();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     PrintUsage(args.empty() ? stderr : stdout);
