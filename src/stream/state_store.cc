@@ -40,6 +40,8 @@ static_assert(kIndexPrefix < kRowsPrefix, "WriteOut puts index updates before ro
 // random key comparisons each), or, below kIngestMinBytes (a commit's remainder), a write batch.
 constexpr size_t kIngestMinBytes = size_t{256} << 10;
 constexpr std::string_view kIngestName = ".tmp-ingest.sst";
+// ApplyPending's file, built while the background write-out (kIngestName) finishes.
+constexpr std::string_view kLastIngestName = ".tmp-ingest-last.sst";
 
 // Sorted updates lie scattered over the buffer's arena: while update i is written, the entry of
 // update i + kPrefetchEntries and the bytes of update i + kPrefetchBytes are loaded, so the
@@ -318,7 +320,7 @@ Status StateStore::Load(int64_t version) {
     std::string name = fs::BaseName(e.path);
     if (e.is_dir && (name == kWorkName || name.starts_with(kTempPrefix))) {
       WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, e.path, /*dir=*/true));
-    } else if (!e.is_dir && name == kIngestName) {
+    } else if (!e.is_dir && (name == kIngestName || name == kLastIngestName)) {
       WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, e.path, /*dir=*/false));
     }
   }
@@ -462,8 +464,10 @@ Status StateStore::StartWriting() {
   // The next round of updates is likely as large.
   pending_.Reserve(writing_.size());
   pending_index_.Reserve(writing_index_.size());
-  writing_result_ = std::async(std::launch::async,
-                               [this] { return WriteOut(writing_index_, writing_); });
+  writing_result_ = std::async(std::launch::async, [this] {
+    if (options_.before_background_write) options_.before_background_write();
+    return WriteOut(writing_index_, writing_);
+  });
   return Status::OK();
 }
 
@@ -476,8 +480,23 @@ Status StateStore::FinishWriting() {
 }
 
 Status StateStore::ApplyPending() {
-  WEIR_RETURN_NOT_OK(FinishWriting());
-  WEIR_RETURN_NOT_OK(WriteOut(pending_index_, pending_));
+  const size_t data_bytes = pending_.data_bytes() + pending_index_.data_bytes();
+  if (writing_result_.valid() && data_bytes >= kIngestMinBytes) {
+    // A write-out is on its way (at the end of a batch, usually still being sorted or written):
+    // this one's file is built meanwhile, on this thread, and ingested after it, so that its
+    // updates, the newer ones, win. A batch's commit then waits for one write-out, not two.
+    const std::string file = fs::JoinPath(dir_, kLastIngestName);
+    Status built = DeleteIfExists(fs_, file, /*dir=*/false);
+    if (built.ok()) built = BuildSstFile(SortedUpdates(pending_index_, pending_), file);
+    Status written = FinishWriting();
+    if (written.ok() && built.ok()) built = IngestSstFile(file);
+    if (!written.ok() || !built.ok()) (void)DeleteIfExists(fs_, file, /*dir=*/false);
+    WEIR_RETURN_NOT_OK(written);
+    WEIR_RETURN_NOT_OK(built);
+  } else {
+    WEIR_RETURN_NOT_OK(FinishWriting());
+    WEIR_RETURN_NOT_OK(WriteOut(pending_index_, pending_));
+  }
   pending_.Clear();
   pending_index_.Clear();
   return Status::OK();
@@ -490,14 +509,25 @@ const UpdateBuffer::Update* StateStore::FindPending(std::string_view key) const 
   return nullptr;
 }
 
-Status StateStore::WriteOut(const UpdateBuffer& index_updates, const UpdateBuffer& row_updates) {
-  if (index_updates.empty() && row_updates.empty()) return Status::OK();
+std::vector<const UpdateBuffer::Update*> StateStore::SortedUpdates(
+    const UpdateBuffer& index_updates, const UpdateBuffer& row_updates) {
   // Index keys ('i...') sort before row keys ('r...').
   std::vector<const UpdateBuffer::Update*> sorted = index_updates.Sorted();
   std::vector<const UpdateBuffer::Update*> rows = row_updates.Sorted();
   sorted.insert(sorted.end(), rows.begin(), rows.end());
+  return sorted;
+}
+
+Status StateStore::WriteOut(const UpdateBuffer& index_updates, const UpdateBuffer& row_updates) {
+  if (index_updates.empty() && row_updates.empty()) return Status::OK();
+  std::vector<const UpdateBuffer::Update*> sorted = SortedUpdates(index_updates, row_updates);
   const size_t data_bytes = index_updates.data_bytes() + row_updates.data_bytes();
-  if (data_bytes >= kIngestMinBytes) return IngestSorted(sorted);
+  if (data_bytes >= kIngestMinBytes) {
+    const std::string file = fs::JoinPath(dir_, kIngestName);
+    WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, file, /*dir=*/false));
+    WEIR_RETURN_NOT_OK(BuildSstFile(sorted, file));
+    return IngestSstFile(file);
+  }
   rocksdb::WriteBatch batch(data_bytes + 16 * sorted.size() + 64);
   for (size_t i = 0; i < sorted.size(); ++i) {
     PrefetchSortedUpdate(sorted, i);
@@ -510,9 +540,8 @@ Status StateStore::WriteOut(const UpdateBuffer& index_updates, const UpdateBuffe
   return FromRocks(db_->Write(write, &batch), "write state in", dir_);
 }
 
-Status StateStore::IngestSorted(const std::vector<const UpdateBuffer::Update*>& sorted) {
-  std::string file = fs::JoinPath(dir_, kIngestName);
-  WEIR_RETURN_NOT_OK(DeleteIfExists(fs_, file, /*dir=*/false));
+Status StateStore::BuildSstFile(const std::vector<const UpdateBuffer::Update*>& sorted,
+                                const std::string& file) {
   // Compressed as the last level is (LZ4: hex-digit and prefix-sharing keys shrink ~2x, and the
   // file is part of every version folder until compacted). Its pages stay in the page cache:
   // lookups of duplicates read it soon.
@@ -525,7 +554,10 @@ Status StateStore::IngestSorted(const std::vector<const UpdateBuffer::Update*>& 
     rocksdb::Status s = u->removal ? writer.Delete(u->key) : writer.Put(u->key, u->value);
     WEIR_RETURN_NOT_OK(FromRocks(s, "write state file", file));
   }
-  WEIR_RETURN_NOT_OK(FromRocks(writer.Finish(), "write state file", file));
+  return FromRocks(writer.Finish(), "write state file", file);
+}
+
+Status StateStore::IngestSstFile(const std::string& file) {
   rocksdb::IngestExternalFileOptions ingest;
   ingest.move_files = true;  // hard-linked into the working database
   ingest.allow_blocking_flush = true;

@@ -53,6 +53,8 @@ struct StateStoreOptions {
   // Versions kept in the local cache folder of a remote store (the remote keeps
   // versions_to_retain).
   int64_t cached_versions_to_retain = 2;
+  // Tests: called on a background write-out's thread before it writes (to hold it back).
+  std::function<void()> before_background_write;
 };
 
 // What the store did since it was opened or last committed/aborted, and its size now.
@@ -170,7 +172,8 @@ class StateStore {
   // Updates collect in pending_ (rows keyspace) and pending_index_ first; lookups check pending_
   // first. When they hold options.pending_bytes, they become writing_ and writing_index_ and are
   // written to RocksDB on another thread while pending_ and pending_index_ fill again (lookups
-  // check writing_ next); ApplyPending writes everything now. Index updates are never looked up
+  // check writing_ next); ApplyPending writes everything now (building the pending buffers' file
+  // while writing_'s is finished, ingesting it after). Index updates are never looked up
   // in memory (a lookup of the index keyspace writes them out first), so pending_index_ is
   // append-only: adding one costs no random memory access.
   Status AddPending(Keyspace keyspace, bool is_put, std::string_view value);
@@ -182,7 +185,14 @@ class StateStore {
   // Writes the updates to RocksDB: one ingested SST file, or a write batch when small. Uses only
   // db_ and the folder, so it may run on another thread while the store is used.
   Status WriteOut(const UpdateBuffer& index_updates, const UpdateBuffer& row_updates);
-  Status IngestSorted(const std::vector<const UpdateBuffer::Update*>& sorted);
+  // The last update of every key of both buffers, in the database's key order.
+  static std::vector<const UpdateBuffer::Update*> SortedUpdates(const UpdateBuffer& index_updates,
+                                                                const UpdateBuffer& row_updates);
+  // Writes `sorted` as the SST file `file`; IngestSstFile moves it into the working database
+  // (its updates replace older ones of the same keys).
+  Status BuildSstFile(const std::vector<const UpdateBuffer::Update*>& sorted,
+                      const std::string& file);
+  Status IngestSstFile(const std::string& file);
 
   fs::FileSystem* fs_;  // the local file system of dir_
   std::string dir_;     // RocksDB's folder (the local cache folder of a remote store)

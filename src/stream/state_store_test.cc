@@ -390,6 +390,47 @@ TEST_F(StateStoreTest, ALargeWriteOutKeepsEveryUpdate) {
   EXPECT_EQ(store->metrics().num_rows_total, static_cast<int64_t>(rows.size()));
 }
 
+// A commit whose own updates are large while a background write-out is still to be joined
+// builds its file meanwhile and ingests it after: the keys both hold end with the newer
+// updates (values and removals), also after a reopen.
+TEST_F(StateStoreTest, CommitWriteOutOverlappingABackgroundOneKeepsTheNewerUpdates) {
+  StateStoreOptions options;
+  options.pending_bytes = size_t{600} << 10;
+  // The background write-out is still unwritten when the commit has built its own file.
+  options.before_background_write = [] { std::this_thread::sleep_for(std::chrono::milliseconds(500)); };
+  std::map<std::string, std::string> model;
+  {
+    ASSERT_OK_AND_ASSIGN(auto store, OpenAt(-1, options));
+    // ~110 bytes an update: the background write-out starts at ~5,600 puts and holds keys
+    // 0..5,599, the rest (~45 KiB) stay pending.
+    for (int i = 0; i < 6000; ++i) {
+      std::string key = Key("key-", 10000 + i);
+      ASSERT_OK(store->Put(key, std::string(100, 'a')));
+      model[key] = std::string(100, 'a');
+    }
+    // ~550 KiB more pending (over kIngestMinBytes, under pending_bytes): newer updates of keys the
+    // write-out holds.
+    for (int i = 0; i < 5000; ++i) {
+      std::string key = Key("key-", 10000 + i);
+      if (i % 7 == 0) {
+        ASSERT_OK(store->Remove(key));
+        model.erase(key);
+      } else {
+        ASSERT_OK(store->Put(key, std::string(101, 'b')));
+        model[key] = std::string(101, 'b');
+      }
+    }
+    ASSERT_OK(store->Commit(0));
+    EXPECT_EQ(Contents(*store), model);
+    EXPECT_EQ(store->metrics().num_rows_total, static_cast<int64_t>(model.size()));
+  }
+  for (const auto& e : stdfs::directory_iterator(dir_)) {
+    EXPECT_FALSE(e.path().filename().string().starts_with(".tmp-ingest")) << e.path();
+  }
+  ASSERT_OK_AND_ASSIGN(auto store, OpenAt(0, options));
+  EXPECT_EQ(Contents(*store), model);
+}
+
 TEST_F(StateStoreTest, CrashLeftoversAreCleanedOnOpen) {
   {
     ASSERT_OK_AND_ASSIGN(auto store, OpenAt(-1));
@@ -403,10 +444,13 @@ TEST_F(StateStoreTest, CrashLeftoversAreCleanedOnOpen) {
   std::FILE* f = std::fopen((dir_ + "/_work/CURRENT").c_str(), "w");
   std::fputs("garbage\n", f);
   std::fclose(f);
-  f = std::fopen((dir_ + "/.tmp-ingest.sst").c_str(), "w");
-  std::fclose(f);
+  for (const char* name : {"/.tmp-ingest.sst", "/.tmp-ingest-last.sst"}) {
+    f = std::fopen((dir_ + name).c_str(), "w");
+    std::fclose(f);
+  }
   ASSERT_OK_AND_ASSIGN(auto store, OpenAt(0));
   EXPECT_FALSE(stdfs::exists(dir_ + "/.tmp-ingest.sst"));
+  EXPECT_FALSE(stdfs::exists(dir_ + "/.tmp-ingest-last.sst"));
   EXPECT_FALSE(stdfs::exists(dir_ + "/.tmp-1"));
   EXPECT_FALSE(stdfs::exists(dir_ + "/.tmp-1.tmp"));
   EXPECT_EQ(Contents(*store).size(), 1u);
