@@ -31,6 +31,27 @@ void SetBoth(UpdateBuffer* buffer, std::map<std::string, std::optional<std::stri
   }
 }
 
+// Sorted() holds one update per key of `model`, in key order, each the model's last update;
+// with `found`, Find gives each key's update too.
+void ExpectSortedMatches(const UpdateBuffer& buffer,
+                         const std::map<std::string, std::optional<std::string>>& model,
+                         bool found = false) {
+  std::vector<const UpdateBuffer::Update*> sorted = buffer.Sorted();
+  ASSERT_EQ(sorted.size(), model.size());
+  auto it = model.begin();
+  for (const UpdateBuffer::Update* u : sorted) {
+    ASSERT_EQ(u->key, it->first);
+    ASSERT_EQ(u->removal, !it->second.has_value()) << u->key;
+    if (it->second) {
+      ASSERT_EQ(u->value, *it->second) << u->key;
+    }
+    if (found) {
+      ASSERT_EQ(buffer.Find(it->first), u) << u->key;
+    }
+    ++it;
+  }
+}
+
 TEST(UpdateBufferTest, LaterUpdatesReplaceEarlierOnes) {
   UpdateBuffer buffer;
   buffer.Set("a", "1", false);
@@ -73,19 +94,7 @@ TEST(UpdateBufferTest, MatchesAMapModel) {
       }
     }
     ASSERT_EQ(buffer.size(), model.size());
-    std::vector<const UpdateBuffer::Update*> sorted = buffer.Sorted();
-    ASSERT_EQ(sorted.size(), model.size());
-    auto it = model.begin();
-    for (const UpdateBuffer::Update* u : sorted) {
-      ASSERT_EQ(u->key, it->first);
-      ASSERT_EQ(u->removal, !it->second.has_value());
-      if (it->second) {
-        ASSERT_EQ(u->value, *it->second);
-      }
-      const UpdateBuffer::Update* found = buffer.Find(it->first);
-      ASSERT_EQ(found, u);
-      ++it;
-    }
+    ASSERT_NO_FATAL_FAILURE(ExpectSortedMatches(buffer, model, /*found=*/true));
     buffer.Clear();
   }
 }
@@ -106,17 +115,7 @@ TEST(UpdateBufferTest, AppendOnlySortedKeepsTheLastUpdateOfEachKey) {
     }
     EXPECT_EQ(buffer.size(), static_cast<size_t>(sets));
     EXPECT_EQ(buffer.Find(model.begin()->first), nullptr);
-    std::vector<const UpdateBuffer::Update*> sorted = buffer.Sorted();
-    ASSERT_EQ(sorted.size(), model.size());
-    auto it = model.begin();
-    for (const UpdateBuffer::Update* u : sorted) {
-      ASSERT_EQ(u->key, it->first);
-      ASSERT_EQ(u->removal, !it->second.has_value()) << u->key;
-      if (it->second) {
-        ASSERT_EQ(u->value, *it->second) << u->key;
-      }
-      ++it;
-    }
+    ASSERT_NO_FATAL_FAILURE(ExpectSortedMatches(buffer, model));
     buffer.Clear();
     EXPECT_TRUE(buffer.Sorted().empty());
   }
@@ -147,17 +146,7 @@ TEST(UpdateBufferTest, LargeBuffersSortLikeStdSort) {
     UpdateBuffer buffer(UpdateBuffer::Lookup::kAppendOnly);
     std::map<std::string, std::optional<std::string>> model;
     for (int i = 0; i < 40000; ++i) SetBoth(&buffer, &model, make(), random() % 5 == 0, i);
-    std::vector<const UpdateBuffer::Update*> sorted = buffer.Sorted();
-    ASSERT_EQ(sorted.size(), model.size());
-    auto it = model.begin();
-    for (const UpdateBuffer::Update* u : sorted) {
-      ASSERT_EQ(u->key, it->first);
-      ASSERT_EQ(u->removal, !it->second.has_value());
-      if (it->second) {
-        ASSERT_EQ(u->value, *it->second);
-      }
-      ++it;
-    }
+    ASSERT_NO_FATAL_FAILURE(ExpectSortedMatches(buffer, model));
   }
 }
 
@@ -196,13 +185,7 @@ TEST_P(CollidingHashTest, KeysWithEqualTagsOrSlotsAreToldApart) {
   EXPECT_EQ(buffer.Find("event-1500"), nullptr);
   EXPECT_EQ(buffer.Find("event-"), nullptr);
   EXPECT_EQ(buffer.Find(""), nullptr);
-  std::vector<const UpdateBuffer::Update*> sorted = buffer.Sorted();
-  ASSERT_EQ(sorted.size(), model.size());
-  auto it = model.begin();
-  for (const UpdateBuffer::Update* u : sorted) {
-    ASSERT_EQ(u->key, it->first);
-    ++it;
-  }
+  ASSERT_NO_FATAL_FAILURE(ExpectSortedMatches(buffer, model));
 }
 
 INSTANTIATE_TEST_SUITE_P(Hashes, CollidingHashTest,
