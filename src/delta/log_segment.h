@@ -41,6 +41,10 @@ struct LogSegment {
 // Every recognised file of `log_dir`, sorted by version (then name). NotFound naming the table
 // when the directory does not exist.
 Result<std::vector<LogFile>> ListLogFiles(fs::FileSystem* fs, const std::string& log_dir);
+// The same without the files named by a version before `from_version` (their names sort before
+// its zero-padded number): reading a long log's new commits does not stat every old one.
+Result<std::vector<LogFile>> ListLogFilesFrom(fs::FileSystem* fs, const std::string& log_dir,
+                                              int64_t from_version);
 
 // Chooses the files for `version` (the latest when nullopt) from a listing. Errors:
 // NotFound when the log holds no commit, or the version is newer than the latest or older than

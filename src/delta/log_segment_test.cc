@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
 #include "base/testing.h"
+#include "delta/log_path.h"
+#include "fs/local_file_system.h"
 
 namespace weir::delta {
 namespace {
@@ -104,6 +108,31 @@ TEST(LogSegmentTest, EmptyLogAndUnknownVersionsAreNotFound) {
   auto files = Files({CommitFileName(0), CommitFileName(1)});
   ASSERT_STATUS_CODE(kNotFound, LogSegmentFromListing("/t", files, 2));
   ASSERT_STATUS_CODE(kNotFound, LogSegmentFromListing("/t", files, -1));
+}
+
+// A listing from version 10 leaves out the files of earlier versions only: commits, checkpoints
+// and the hint of version 10 on, in version order.
+TEST(LogSegmentTest, ListingFromAVersionSkipsOlderFiles) {
+  char pattern[] = "/tmp/weir-log-list-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern), nullptr);
+  const std::string log_dir = pattern;
+  fs::LocalFileSystem fs;
+  for (int64_t v : {0, 9, 10, 11, 100}) {
+    ASSERT_OK(fs::WriteStringToFile(&fs, fs::JoinPath(log_dir, CommitFileName(v)), "{}"));
+  }
+  ASSERT_OK(fs::WriteStringToFile(&fs, fs::JoinPath(log_dir, ClassicCheckpointFileName(9)), "x"));
+  ASSERT_OK(fs::WriteStringToFile(&fs, fs::JoinPath(log_dir, ClassicCheckpointFileName(10)), "x"));
+  ASSERT_OK_AND_ASSIGN(std::vector<LogFile> files, ListLogFilesFrom(&fs, log_dir, 10));
+  std::vector<std::string> names;
+  for (const LogFile& f : files) names.push_back(fs::BaseName(f.path));
+  EXPECT_EQ(names, (std::vector<std::string>{ClassicCheckpointFileName(10), CommitFileName(10),
+                                             CommitFileName(11), CommitFileName(100)}));
+  ASSERT_OK_AND_ASSIGN(files, ListLogFilesFrom(&fs, log_dir, 0));
+  EXPECT_EQ(files.size(), 7u);
+  ASSERT_OK_AND_ASSIGN(files, ListLogFilesFrom(&fs, log_dir, 101));
+  EXPECT_TRUE(files.empty());
+  ASSERT_STATUS_CODE(kNotFound, ListLogFilesFrom(&fs, log_dir + "/missing", 10));
+  ASSERT_OK(fs.DeleteDirRecursive(log_dir));
 }
 
 }  // namespace

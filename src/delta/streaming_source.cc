@@ -800,7 +800,8 @@ Status DeltaSource::ScanChanges(int64_t from_version, int64_t from_index, bool i
     if (!emit_version(from_version, *files)) return Status::OK();
     first_commit = from_version + 1;
   }
-  WEIR_ASSIGN_OR_RETURN(std::vector<LogFile> listing, ListLogFiles(fs_, LogDirPath(table_root_)));
+  WEIR_ASSIGN_OR_RETURN(std::vector<LogFile> listing,
+                        ListLogFilesFrom(fs_, LogDirPath(table_root_), first_commit));
   int64_t last_seen = first_commit - 1;
   for (const LogFile& file : listing) {
     if (file.name.type != LogFileType::kCommit || file.version() < first_commit) continue;

@@ -5,6 +5,13 @@
 
 namespace weir::fs {
 
+Result<std::vector<FileInfo>> FileSystem::ListFrom(const std::string& dir,
+                                                   std::string_view first_name) {
+  WEIR_ASSIGN_OR_RETURN(std::vector<FileInfo> children, List(dir));
+  std::erase_if(children, [&](const FileInfo& f) { return BaseName(f.path) < first_name; });
+  return children;
+}
+
 Result<std::string> ReadFileToString(FileSystem* fs, const std::string& path) {
   WEIR_ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file, fs->OpenForRead(path));
   WEIR_ASSIGN_OR_RETURN(int64_t size, file->Size());

@@ -116,6 +116,11 @@ class FileSystem {
   // The direct children of `dir` (files and directories, including temporaries, see
   // kTempFilePrefix), sorted by name. NotFound if `dir` is missing.
   virtual Result<std::vector<FileInfo>> List(const std::string& dir) = 0;
+  // The children of `dir` whose names sort at or after `first_name` (bytewise), sorted by name:
+  // a listing that costs little for the entries before it (a Delta log's old commits). This
+  // default lists everything and drops the rest.
+  virtual Result<std::vector<FileInfo>> ListFrom(const std::string& dir,
+                                                 std::string_view first_name);
   // Makes the directory's entries (files created, renamed or deleted in it) durable.
   virtual Status SyncDir(const std::string& path) = 0;
 };

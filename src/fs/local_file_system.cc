@@ -386,6 +386,11 @@ Result<FileInfo> LocalFileSystem::GetFileInfo(const std::string& path) {
 }
 
 Result<std::vector<FileInfo>> LocalFileSystem::List(const std::string& dir) {
+  return ListFrom(dir, "");
+}
+
+Result<std::vector<FileInfo>> LocalFileSystem::ListFrom(const std::string& dir,
+                                                        std::string_view first_name) {
   DIR* handle = ::opendir(dir.c_str());
   if (handle == nullptr) return StatusFromErrno("list", dir, errno);
   std::vector<FileInfo> children;
@@ -398,7 +403,7 @@ Result<std::vector<FileInfo>> LocalFileSystem::List(const std::string& dir) {
       break;
     }
     std::string_view name = entry->d_name;
-    if (name == "." || name == "..") continue;
+    if (name == "." || name == ".." || name < first_name) continue;
     struct stat st;
     if (::fstatat(::dirfd(handle), entry->d_name, &st, 0) != 0) {
       if (errno == ENOENT) continue;  // deleted while we were listing

@@ -39,6 +39,9 @@ class LocalFileSystem final : public FileSystem {
   Result<bool> Exists(const std::string& path) override;
   Result<FileInfo> GetFileInfo(const std::string& path) override;
   Result<std::vector<FileInfo>> List(const std::string& dir) override;
+  // Entries before `first_name` are skipped without a stat.
+  Result<std::vector<FileInfo>> ListFrom(const std::string& dir,
+                                         std::string_view first_name) override;
   Status SyncDir(const std::string& path) override;
 
  private:

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/testing.h"
+#include "fs/fault_injection_file_system.h"
 
 namespace weir::fs {
 namespace {
@@ -356,6 +357,36 @@ TEST_F(LocalFileSystemTest, ListReturnsSortedChildrenIncludingTemporaries) {
   EXPECT_TRUE(list.empty());
   ASSERT_STATUS_CODE(kNotFound, fs_.List(Path("missing")));
   ASSERT_STATUS_CODE(kIOError, fs_.List(Path("a.json")));
+}
+
+// ListFrom keeps the names at or after the first one, in order, with their sizes; the
+// FileSystem default (here through the fault-injecting wrapper, which does not override it) and
+// the local one agree.
+TEST_F(LocalFileSystemTest, ListFromSkipsTheNamesBeforeTheFirst) {
+  for (const char* name : {"00000000000000000009.json", "00000000000000000010.checkpoint.parquet",
+                           "00000000000000000010.json", "00000000000000000011.json",
+                           "_last_checkpoint", ".weir-tmp-x"}) {
+    ASSERT_OK(WriteStringToFile(&fs_, Path(name), name));
+  }
+  ASSERT_OK(fs_.CreateDirs(Path("00000000000000000009_dir")));
+  FaultInjectionFileSystem wrapped(&fs_);
+  for (FileSystem* fs : {static_cast<FileSystem*>(&fs_), static_cast<FileSystem*>(&wrapped)}) {
+    ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> list, fs->ListFrom(dir_, "00000000000000000010"));
+    std::vector<std::string> names;
+    for (const FileInfo& f : list) names.push_back(BaseName(f.path));
+    EXPECT_EQ(names, (std::vector<std::string>{"00000000000000000010.checkpoint.parquet",
+                                               "00000000000000000010.json",
+                                               "00000000000000000011.json", "_last_checkpoint"}));
+    EXPECT_EQ(list[1].size, 25);
+    ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> all, fs->ListFrom(dir_, ""));
+    ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> listed, fs->List(dir_));
+    ASSERT_EQ(all.size(), 7u);
+    ASSERT_EQ(all.size(), listed.size());
+    for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i].path, listed[i].path);
+    ASSERT_OK_AND_ASSIGN(list, fs->ListFrom(dir_, "zzz"));
+    EXPECT_TRUE(list.empty());
+    ASSERT_STATUS_CODE(kNotFound, fs->ListFrom(Path("missing"), "a"));
+  }
 }
 
 TEST_F(LocalFileSystemTest, SyncDir) {
