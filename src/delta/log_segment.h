@@ -42,7 +42,9 @@ struct LogSegment {
 // when the directory does not exist.
 Result<std::vector<LogFile>> ListLogFiles(fs::FileSystem* fs, const std::string& log_dir);
 // The same without the files named by a version before `from_version` (their names sort before
-// its zero-padded number): reading a long log's new commits does not stat every old one.
+// its zero-padded number): reading a long log's new commits does not stat every old one. A log
+// compaction file A.B.compacted.json with A < from_version is left out too, so the listing
+// serves reading commits from a version, not building a snapshot.
 Result<std::vector<LogFile>> ListLogFilesFrom(fs::FileSystem* fs, const std::string& log_dir,
                                               int64_t from_version);
 

@@ -363,7 +363,8 @@ TEST_F(LocalFileSystemTest, ListReturnsSortedChildrenIncludingTemporaries) {
 // FileSystem default (here through the fault-injecting wrapper, which does not override it) and
 // the local one agree.
 TEST_F(LocalFileSystemTest, ListFromSkipsTheNamesBeforeTheFirst) {
-  for (const char* name : {"00000000000000000009.json", "00000000000000000010.checkpoint.parquet",
+  for (const char* name : {"00000000000000000009.json", "00000000000000000010",
+                           "00000000000000000010.checkpoint.parquet",
                            "00000000000000000010.json", "00000000000000000011.json",
                            "_last_checkpoint", ".weir-tmp-x"}) {
     ASSERT_OK(WriteStringToFile(&fs_, Path(name), name));
@@ -374,13 +375,14 @@ TEST_F(LocalFileSystemTest, ListFromSkipsTheNamesBeforeTheFirst) {
     ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> list, fs->ListFrom(dir_, "00000000000000000010"));
     std::vector<std::string> names;
     for (const FileInfo& f : list) names.push_back(BaseName(f.path));
-    EXPECT_EQ(names, (std::vector<std::string>{"00000000000000000010.checkpoint.parquet",
+    EXPECT_EQ(names, (std::vector<std::string>{"00000000000000000010",  // the first name itself
+                                               "00000000000000000010.checkpoint.parquet",
                                                "00000000000000000010.json",
                                                "00000000000000000011.json", "_last_checkpoint"}));
-    EXPECT_EQ(list[1].size, 25);
+    EXPECT_EQ(list[2].size, 25);
     ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> all, fs->ListFrom(dir_, ""));
     ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> listed, fs->List(dir_));
-    ASSERT_EQ(all.size(), 7u);
+    ASSERT_EQ(all.size(), 8u);
     ASSERT_EQ(all.size(), listed.size());
     for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i].path, listed[i].path);
     ASSERT_OK_AND_ASSIGN(list, fs->ListFrom(dir_, "zzz"));

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -396,8 +397,18 @@ TEST_F(StateStoreTest, ALargeWriteOutKeepsEveryUpdate) {
 TEST_F(StateStoreTest, CommitWriteOutOverlappingABackgroundOneKeepsTheNewerUpdates) {
   StateStoreOptions options;
   options.pending_bytes = size_t{600} << 10;
-  // The background write-out is still unwritten when the commit has built its own file.
-  options.before_background_write = [] { std::this_thread::sleep_for(std::chrono::milliseconds(500)); };
+  // The background write-out waits until the commit has started its own file (at most 20 s),
+  // then long enough for it to be finished, so that file is ready first and must still be
+  // ingested last.
+  std::atomic<bool> overlapped = false;
+  const std::string last_file = dir_ + "/.tmp-ingest-last.sst";
+  options.before_background_write = [&] {
+    for (int i = 0; i < 2000 && !overlapped; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      if (stdfs::exists(last_file)) overlapped = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  };
   std::map<std::string, std::string> model;
   {
     ASSERT_OK_AND_ASSIGN(auto store, OpenAt(-1, options));
@@ -421,6 +432,7 @@ TEST_F(StateStoreTest, CommitWriteOutOverlappingABackgroundOneKeepsTheNewerUpdat
       }
     }
     ASSERT_OK(store->Commit(0));
+    EXPECT_TRUE(overlapped);  // the commit took the overlapping path
     EXPECT_EQ(Contents(*store), model);
     EXPECT_EQ(store->metrics().num_rows_total, static_cast<int64_t>(model.size()));
   }

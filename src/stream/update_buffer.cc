@@ -162,7 +162,7 @@ std::vector<const UpdateBuffer::Update*> UpdateBuffer::Sorted() const {
   // prefix), then each bucket sorted on its own. Buckets are ranges of that word in order, so
   // the result is what one sort gives; a 2M-key write-out sorts buckets of a few thousand.
   uint64_t differ = 0;
-  if (items.size() >= kRadixMinItems) {
+  if (items.size() >= kRadixMinItems && items.size() <= UINT32_MAX) {  // 32-bit bucket counts
     for (const Item& item : items) differ |= item.high ^ items[0].high;
   }
   if (differ == 0) {
@@ -180,7 +180,7 @@ std::vector<const UpdateBuffer::Update*> UpdateBuffer::Sorted() const {
       start = at;
       at += count;
     }
-    std::vector<Item> scattered(items.size());
+    std::vector<Item> scattered(items.size());  // for the pass: twice the items' 24 bytes each
     for (const Item& item : items) scattered[starts[bucket(item)]++] = item;
     items.swap(scattered);
     // starts[b] is now the end of bucket b, which is where bucket b + 1 begins.

@@ -121,31 +121,47 @@ TEST(UpdateBufferTest, AppendOnlySortedKeepsTheLastUpdateOfEachKey) {
   }
 }
 
-// Sorted spreads large buffers over buckets by the bits after their shared prefix: key sets
-// whose first 8 bytes are all equal, differ only in their last bits, or are shorter than a word
-// (zero-padded, so "a" and "a\0" tie until the whole keys are compared) give std::sort's order.
+// Sorted spreads large buffers over buckets by the 16 bits of their first words after the bits
+// all keys share. Key sets whose first words differ only in their last 2 bits or last byte (the
+// bucket bits run past the word's end), in their first bits, or not at all (second words
+// decide), and keys shorter than a word (zero-padded, so "a" and "a\0" tie until the whole keys
+// are compared) all give std::sort's order.
 TEST(UpdateBufferTest, LargeBuffersSortLikeStdSort) {
   std::mt19937_64 random(5);
-  const std::vector<std::function<std::string()>> families = {
-      [&] { return Key("samepref", random() % 100000); },
-      [&] {
-        std::string key = "time";
-        key.append(4, '\0');
-        key.push_back(static_cast<char>(random() % 3));
-        key.append(Key("-", random() % 50000));
-        return key;
-      },
-      [&] { return std::string(random() % 4, static_cast<char>(random() % 2 ? 'a' : '\0')); },
-      [&] {
-        std::string key(8, '\0');
-        for (char& c : key) c = static_cast<char>(random());
-        return key;
-      },
+  auto prefixed = [&](std::string prefix, char last) {
+    prefix.push_back(last);
+    prefix.append(Key("-", random() % 50000));
+    return prefix;
   };
-  for (const auto& make : families) {
+  struct Family {
+    std::function<std::string()> make;
+    bool first_words_differ;  // else the plain sort runs
+  };
+  const std::vector<Family> families = {
+      {[&] { return prefixed("samepre", static_cast<char>(random() % 4)); }, true},
+      {[&] { return prefixed("samepre", static_cast<char>(random())); }, true},
+      {[&] { return std::string(random() % 4, static_cast<char>(random() % 2 ? 'a' : '\0')); },
+       true},
+      {[&] {
+         std::string key(8, '\0');
+         for (char& c : key) c = static_cast<char>(random());
+         return key;
+       },
+       true},
+      {[&] { return Key("samepref", random() % 100000); }, false},
+  };
+  for (const Family& family : families) {
     UpdateBuffer buffer(UpdateBuffer::Lookup::kAppendOnly);
     std::map<std::string, std::optional<std::string>> model;
-    for (int i = 0; i < 40000; ++i) SetBoth(&buffer, &model, make(), random() % 5 == 0, i);
+    for (int i = 0; i < 40000; ++i) SetBoth(&buffer, &model, family.make(), random() % 5 == 0, i);
+    // The family takes the path it is meant for: its keys' first 8 bytes differ or not.
+    auto first_word = [](const std::string& key) {
+      std::string word = key.substr(0, 8);
+      word.resize(8, '\0');
+      return word;
+    };
+    EXPECT_EQ(first_word(model.begin()->first) != first_word(model.rbegin()->first),
+              family.first_words_differ);
     ASSERT_NO_FATAL_FAILURE(ExpectSortedMatches(buffer, model));
   }
 }
