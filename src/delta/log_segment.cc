@@ -14,7 +14,7 @@ Result<std::vector<LogFile>> ListLogFilesFrom(fs::FileSystem* fs, const std::str
   // "00000000000000000123": every file of version 123 or later starts with it or sorts after.
   std::string first_name = CommitFileName(std::max<int64_t>(from_version, 0));
   first_name.resize(first_name.size() - std::string_view(".json").size());
-  auto listed = from_version > 0 ? fs->ListFrom(log_dir, first_name) : fs->List(log_dir);
+  auto listed = fs->ListFrom(log_dir, first_name);
   if (!listed.ok()) {
     if (listed.status().IsNotFound()) {
       return Status::NotFound("not a Delta table: " + fs::DirName(log_dir) + " has no " +
