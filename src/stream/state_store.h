@@ -40,9 +40,12 @@ struct StateStoreOptions {
   // while one flushes).
   size_t block_cache_bytes = size_t{8} << 20;
   size_t write_buffer_bytes = size_t{32} << 20;
-  // Updates are kept in memory (and answered from there) until they hold this many bytes, then
-  // written to the working database as one sorted SST file.
-  size_t pending_bytes = size_t{16} << 20;
+  // Updates are kept in memory (and answered from there) until they hold this many bytes of keys
+  // and values, then written to the working database as one sorted SST file. A buffer takes about
+  // three times its bytes (its entries and hash table: ~56 bytes an update besides the bytes), and
+  // two are alive while one is written; 8 MiB rather than 16: silver's 2M-row backfill ran ~5%
+  // faster in ~90 MiB less memory.
+  size_t pending_bytes = size_t{8} << 20;
   // What the operator stores (key and value layout), recorded with every version. Opening a version
   // recorded with a different schema fails with InvalidArgument, except with `upgradable_schema`
   // (when not empty): an earlier layout the operator converts after Open (loaded_schema() says
