@@ -19,26 +19,35 @@ std::string LogicalFileKey(const std::string& path,
   return key;
 }
 
-void TableState::Apply(const Action& action) {
+void TableState::Apply(Action&& action) {
   if (auto* add = std::get_if<AddFile>(&action)) {
     std::string key = LogicalFileKey(add->path, add->deletion_vector);
-    tombstones.erase(key);
-    files[key] = std::make_shared<const AddFile>(*add);
+    tombstones.Erase(key);
+    live_bytes += add->size;
+    live_files_with_dv += add->deletion_vector ? 1 : 0;
+    if (auto replaced = files.Set(std::move(key), std::make_shared<const AddFile>(std::move(*add)))) {
+      live_bytes -= replaced->size;
+      live_files_with_dv -= replaced->deletion_vector ? 1 : 0;
+    }
   } else if (auto* remove = std::get_if<RemoveFile>(&action)) {
     std::string key = LogicalFileKey(remove->path, remove->deletion_vector);
-    files.erase(key);
-    tombstones[key] = std::make_shared<const RemoveFile>(*remove);
+    if (auto removed = files.Erase(key)) {
+      live_bytes -= removed->size;
+      live_files_with_dv -= removed->deletion_vector ? 1 : 0;
+    }
+    tombstones.Set(std::move(key), std::make_shared<const RemoveFile>(std::move(*remove)));
   } else if (auto* txn = std::get_if<SetTransaction>(&action)) {
-    txns[txn->app_id] = *txn;
+    txns[txn->app_id] = std::move(*txn);
   } else if (auto* p = std::get_if<Protocol>(&action)) {
-    protocol = *p;
+    protocol = std::move(*p);
   } else if (auto* m = std::get_if<Metadata>(&action)) {
-    metadata = *m;
+    metadata = std::move(*m);
   } else if (auto* d = std::get_if<DomainMetadata>(&action)) {
     if (d->removed) {
       domains.erase(d->domain);
     } else {
-      domains[d->domain] = *d;
+      std::string name = d->domain;
+      domains[name] = std::move(*d);
     }
   }
 }
@@ -260,7 +269,7 @@ Status ApplyCheckpointFile(fs::FileSystem* fs, const std::string& log_dir, const
     if (auto* s = std::get_if<Sidecar>(&a)) {
       sidecars->push_back(std::move(*s));
     } else {
-      state->Apply(a);
+      state->Apply(std::move(a));
     }
   };
   if (file.name.type == LogFileType::kUuidCheckpoint && file.name.is_json) {
@@ -380,7 +389,7 @@ Status ReplayCheckpoint(fs::FileSystem* fs, const LogSegment& segment, TableStat
   for (const Sidecar& s : sidecars) {
     WEIR_ASSIGN_OR_RETURN(std::string path, ResolveDataFilePath(sidecar_dir, s.path));
     WEIR_RETURN_NOT_OK(ReadParquetCheckpoint(fs, path, [&](Action&& a) {
-      if (!std::holds_alternative<Sidecar>(a)) state->Apply(a);
+      if (!std::holds_alternative<Sidecar>(a)) state->Apply(std::move(a));
     }));
   }
   return Status::OK();
@@ -415,11 +424,11 @@ Result<std::optional<CommitInfo>> ReplayCommitFile(fs::FileSystem* fs, const std
   WEIR_ASSIGN_OR_RETURN(std::string text, fs::ReadFileToString(fs, path));
   WEIR_ASSIGN_OR_RETURN(auto actions, ParseCommitActions(text, path));
   std::optional<CommitInfo> info;
-  for (const Action& a : actions) {
+  for (Action& a : actions) {
     if (auto* ci = std::get_if<CommitInfo>(&a)) {
-      info = *ci;
+      info = std::move(*ci);
     } else if (!std::holds_alternative<Sidecar>(a) && !std::holds_alternative<CheckpointMetadata>(a)) {
-      state->Apply(a);
+      state->Apply(std::move(a));
     }
   }
   return info;

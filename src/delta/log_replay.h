@@ -3,7 +3,8 @@
 // (path, deletion vector id), tombstones, the latest txn version per appId and domain metadata.
 // Checkpoints are read with the Parquet reader (nested struct/map/list columns; `stats_parsed`
 // when `stats` is absent), V2 checkpoints (JSON or Parquet) with their sidecar files too.
-// TableState is a value: copies share the immutable file entries. Thread-compatible.
+// TableState is a value: copies share the immutable file entries and most of the maps holding
+// them (file_map.h). Thread-compatible.
 #pragma once
 
 #include <functional>
@@ -15,6 +16,7 @@
 
 #include "base/result.h"
 #include "delta/actions.h"
+#include "delta/file_map.h"
 #include "delta/log_segment.h"
 #include "fs/file_system.h"
 
@@ -27,13 +29,16 @@ std::string LogicalFileKey(const std::string& path,
 struct TableState {
   std::optional<Protocol> protocol;
   std::optional<Metadata> metadata;
-  std::map<std::string, std::shared_ptr<const AddFile>> files;         // by LogicalFileKey
-  std::map<std::string, std::shared_ptr<const RemoveFile>> tombstones;  // by LogicalFileKey
-  std::map<std::string, SetTransaction> txns;                           // by appId
-  std::map<std::string, DomainMetadata> domains;                        // live domains by name
+  FileMap<AddFile> files;                         // by LogicalFileKey
+  FileMap<RemoveFile> tombstones;                 // by LogicalFileKey
+  std::map<std::string, SetTransaction> txns;     // by appId
+  std::map<std::string, DomainMetadata> domains;  // live domains by name
+  int64_t live_bytes = 0;                         // sum of the live files' sizes
+  int64_t live_files_with_dv = 0;                 // live files with a deletion vector
 
   // Applies one action of a newer commit (commitInfo, checkpoint-only actions are ignored).
-  void Apply(const Action& action);
+  void Apply(Action&& action);
+  void Apply(const Action& action) { Apply(Action(action)); }
 };
 
 // Calls `fn` with every action stored in the Parquet checkpoint (or sidecar) file at `path`, one

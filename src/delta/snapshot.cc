@@ -72,12 +72,12 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Update(const std::shared_ptr<c
     if (!next) next.reset(new Snapshot(*base));
     WEIR_ASSIGN_OR_RETURN(auto actions, ParseCommitActions(*text, path));
     next->commit_info_.reset();
-    for (const Action& a : actions) {
+    for (Action& a : actions) {
       if (auto* ci = std::get_if<CommitInfo>(&a)) {
-        next->commit_info_ = *ci;
+        next->commit_info_ = std::move(*ci);
       } else if (!std::holds_alternative<Sidecar>(a) &&
                  !std::holds_alternative<CheckpointMetadata>(a)) {
-        next->state_.Apply(a);
+        next->state_.Apply(std::move(a));
       }
     }
     next->version_ = v;
@@ -108,17 +108,17 @@ Status Snapshot::Finish() {
     }
   }
   column_mapping_mode_ = GetColumnMappingMode(*state_.protocol, *state_.metadata);
-  total_size_ = 0;
-  for (const auto& [key, add] : state_.files) {
-    if (add->deletion_vector) {
+  if (state_.live_files_with_dv > 0) {
+    for (const auto& [key, add] : state_.files) {
+      if (!add->deletion_vector) continue;
       return Status::NotImplemented(
           "Delta table " + table_root_ + " uses deletion vectors (reader feature "
           "deletionVectors) on live file " + add->path +
           ", which weir does not support; run REORG TABLE ... APPLY (PURGE) in Spark to "
           "rewrite the files without them");
     }
-    total_size_ += add->size;
   }
+  total_size_ = state_.live_bytes;
   auto config = ParseTableConfig(state_.metadata->configuration, /*strict=*/false);
   if (config.ok()) {
     config_ = *config;

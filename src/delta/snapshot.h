@@ -62,12 +62,10 @@ class Snapshot {
   ColumnMappingMode column_mapping_mode() const { return column_mapping_mode_; }
 
   // Live files by logical key (path, plus deletion vector id), in path order.
-  const std::map<std::string, std::shared_ptr<const AddFile>>& files() const { return state_.files; }
+  const FileMap<AddFile>& files() const { return state_.files; }
   int64_t num_files() const { return static_cast<int64_t>(state_.files.size()); }
   int64_t total_size() const { return total_size_; }
-  const std::map<std::string, std::shared_ptr<const RemoveFile>>& tombstones() const {
-    return state_.tombstones;
-  }
+  const FileMap<RemoveFile>& tombstones() const { return state_.tombstones; }
   const std::map<std::string, DomainMetadata>& domains() const { return state_.domains; }
   // Every txn in the log, including expired ones.
   const std::map<std::string, SetTransaction>& transactions() const { return state_.txns; }
