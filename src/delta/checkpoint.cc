@@ -140,80 +140,157 @@ class RowSink {
   int64_t rows_ = 0;
 };
 
-Status WriteRows(const Snapshot& snapshot, int64_t now_ms, bool stats_as_json, RowSink* sink,
-                 int64_t* num_adds) {
-  {
-    const Protocol& p = snapshot.protocol();
-    Column& c = sink->Begin(kProtocol);
-    c.mutable_child(0).Append<int32_t>(p.min_reader_version);
-    c.mutable_child(1).Append<int32_t>(p.min_writer_version);
-    AppendStringList(c.mutable_child(2), p.reader_features ? &*p.reader_features : nullptr);
-    AppendStringList(c.mutable_child(3), p.writer_features ? &*p.writer_features : nullptr);
-    c.AppendStructEntry();
-    WEIR_RETURN_NOT_OK(sink->End());
+// Writes a checkpoint's rows: first the table-wide actions, then each live file and each
+// unexpired tombstone (AddFileRow, RemoveFileRow).
+class CheckpointRows {
+ public:
+  CheckpointRows(const Snapshot& snapshot, int64_t now_ms, RowSink* sink)
+      : snapshot_(snapshot),
+        now_ms_(now_ms),
+        tombstone_cutoff_ms_(now_ms - snapshot.config().deleted_file_retention_ms),
+        stats_as_json_(snapshot.config().checkpoint_write_stats_as_json),
+        sink_(sink) {}
+
+  Status TableRows() {
+    {
+      const Protocol& p = snapshot_.protocol();
+      Column& c = sink_->Begin(kProtocol);
+      c.mutable_child(0).Append<int32_t>(p.min_reader_version);
+      c.mutable_child(1).Append<int32_t>(p.min_writer_version);
+      AppendStringList(c.mutable_child(2), p.reader_features ? &*p.reader_features : nullptr);
+      AppendStringList(c.mutable_child(3), p.writer_features ? &*p.writer_features : nullptr);
+      c.AppendStructEntry();
+      WEIR_RETURN_NOT_OK(sink_->End());
+    }
+    {
+      const Metadata& m = snapshot_.metadata();
+      Column& c = sink_->Begin(kMetaData);
+      c.mutable_child(0).AppendString(m.id);
+      AppendString(c.mutable_child(1), m.name);
+      AppendString(c.mutable_child(2), m.description);
+      Column& format = c.mutable_child(3);
+      format.mutable_child(0).AppendString(m.format.provider);
+      AppendStringMap(format.mutable_child(1), &m.format.options);
+      format.AppendStructEntry();
+      c.mutable_child(4).AppendString(m.schema_string);
+      AppendStringList(c.mutable_child(5), &m.partition_columns);
+      AppendStringMap(c.mutable_child(6), &m.configuration);
+      AppendInt64(c.mutable_child(7), m.created_time);
+      c.AppendStructEntry();
+      WEIR_RETURN_NOT_OK(sink_->End());
+    }
+    for (const auto& [app, txn] : snapshot_.transactions()) {
+      if (snapshot_.IsTxnExpired(txn, now_ms_)) continue;
+      Column& c = sink_->Begin(kTxn);
+      c.mutable_child(0).AppendString(txn.app_id);
+      c.mutable_child(1).Append<int64_t>(txn.version);
+      AppendInt64(c.mutable_child(2), txn.last_updated);
+      c.AppendStructEntry();
+      WEIR_RETURN_NOT_OK(sink_->End());
+    }
+    for (const auto& [name, domain] : snapshot_.domains()) {
+      Column& c = sink_->Begin(kDomain);
+      c.mutable_child(0).AppendString(domain.domain);
+      c.mutable_child(1).AppendString(domain.configuration);
+      c.mutable_child(2).Append<uint8_t>(0);
+      c.AppendStructEntry();
+      WEIR_RETURN_NOT_OK(sink_->End());
+    }
+    return Status::OK();
   }
-  {
-    const Metadata& m = snapshot.metadata();
-    Column& c = sink->Begin(kMetaData);
-    c.mutable_child(0).AppendString(m.id);
-    AppendString(c.mutable_child(1), m.name);
-    AppendString(c.mutable_child(2), m.description);
-    Column& format = c.mutable_child(3);
-    format.mutable_child(0).AppendString(m.format.provider);
-    AppendStringMap(format.mutable_child(1), &m.format.options);
-    format.AppendStructEntry();
-    c.mutable_child(4).AppendString(m.schema_string);
-    AppendStringList(c.mutable_child(5), &m.partition_columns);
-    AppendStringMap(c.mutable_child(6), &m.configuration);
-    AppendInt64(c.mutable_child(7), m.created_time);
-    c.AppendStructEntry();
-    WEIR_RETURN_NOT_OK(sink->End());
-  }
-  for (const auto& [app, txn] : snapshot.transactions()) {
-    if (snapshot.IsTxnExpired(txn, now_ms)) continue;
-    Column& c = sink->Begin(kTxn);
-    c.mutable_child(0).AppendString(txn.app_id);
-    c.mutable_child(1).Append<int64_t>(txn.version);
-    AppendInt64(c.mutable_child(2), txn.last_updated);
-    c.AppendStructEntry();
-    WEIR_RETURN_NOT_OK(sink->End());
-  }
-  for (const auto& [name, domain] : snapshot.domains()) {
-    Column& c = sink->Begin(kDomain);
-    c.mutable_child(0).AppendString(domain.domain);
-    c.mutable_child(1).AppendString(domain.configuration);
-    c.mutable_child(2).Append<uint8_t>(0);
-    c.AppendStructEntry();
-    WEIR_RETURN_NOT_OK(sink->End());
-  }
-  for (const auto& [key, add] : snapshot.files()) {
-    Column& c = sink->Begin(kAdd);
-    c.mutable_child(0).AppendString(add->path);
-    AppendPartitionMap(c.mutable_child(1), &add->partition_values);
-    c.mutable_child(2).Append<int64_t>(add->size);
-    c.mutable_child(3).Append<int64_t>(add->modification_time);
+
+  Status AddFileRow(const AddFile& add) {
+    Column& c = sink_->Begin(kAdd);
+    c.mutable_child(0).AppendString(add.path);
+    AppendPartitionMap(c.mutable_child(1), &add.partition_values);
+    c.mutable_child(2).Append<int64_t>(add.size);
+    c.mutable_child(3).Append<int64_t>(add.modification_time);
     // Files in a checkpoint are not changes of its version.
     c.mutable_child(4).Append<uint8_t>(0);
-    AppendString(c.mutable_child(5), stats_as_json ? add->stats : std::nullopt);
-    AppendStringMap(c.mutable_child(6), add->tags ? &*add->tags : nullptr);
+    AppendString(c.mutable_child(5), stats_as_json_ ? add.stats : std::nullopt);
+    AppendStringMap(c.mutable_child(6), add.tags ? &*add.tags : nullptr);
     c.AppendStructEntry();
-    ++*num_adds;
-    WEIR_RETURN_NOT_OK(sink->End());
+    ++num_adds_;
+    return sink_->End();
   }
-  const int64_t tombstone_cutoff = now_ms - snapshot.config().deleted_file_retention_ms;
-  for (const auto& [key, remove] : snapshot.tombstones()) {
-    if (remove->deletion_timestamp.value_or(0) <= tombstone_cutoff) continue;  // expired
-    Column& c = sink->Begin(kRemove);
-    c.mutable_child(0).AppendString(remove->path);
-    AppendInt64(c.mutable_child(1), remove->deletion_timestamp);
+
+  Status RemoveFileRow(const RemoveFile& remove) {
+    if (remove.deletion_timestamp.value_or(0) <= tombstone_cutoff_ms_) return Status::OK();
+    Column& c = sink_->Begin(kRemove);
+    c.mutable_child(0).AppendString(remove.path);
+    AppendInt64(c.mutable_child(1), remove.deletion_timestamp);
     c.mutable_child(2).Append<uint8_t>(0);
-    AppendBool(c.mutable_child(3), remove->extended_file_metadata);
-    AppendPartitionMap(c.mutable_child(4), remove->partition_values ? &*remove->partition_values : nullptr);
-    AppendInt64(c.mutable_child(5), remove->size);
+    AppendBool(c.mutable_child(3), remove.extended_file_metadata);
+    AppendPartitionMap(c.mutable_child(4),
+                       remove.partition_values ? &*remove.partition_values : nullptr);
+    AppendInt64(c.mutable_child(5), remove.size);
     c.AppendStructEntry();
-    WEIR_RETURN_NOT_OK(sink->End());
+    return sink_->End();
   }
-  return sink->Flush();
+
+  int64_t num_adds() const { return num_adds_; }
+
+ private:
+  const Snapshot& snapshot_;
+  int64_t now_ms_;
+  int64_t tombstone_cutoff_ms_;
+  bool stats_as_json_;
+  RowSink* sink_;
+  int64_t num_adds_ = 0;
+};
+
+Status FileRows(const FileMap<AddFile>& files, const FileMap<RemoveFile>& tombstones,
+                CheckpointRows* rows) {
+  for (const auto& [key, add] : files) WEIR_RETURN_NOT_OK(rows->AddFileRow(*add));
+  for (const auto& [key, remove] : tombstones) WEIR_RETURN_NOT_OK(rows->RemoveFileRow(*remove));
+  return Status::OK();
+}
+
+// The log segment of `snapshot`'s version. A long-running writer's log grows by a commit a batch:
+// when _last_checkpoint names a checkpoint at or below the version, only the files from it on are
+// listed (and stat'ed); otherwise, or if that listing does not make a segment, all of them.
+Result<LogSegment> SegmentFromLastCheckpoint(const Snapshot& snapshot) {
+  const std::string log_dir = LogDirPath(snapshot.table_root());
+  const std::string hint_path = fs::JoinPath(log_dir, kLastCheckpointName);
+  auto hint_text = fs::ReadFileToString(snapshot.fs(), hint_path);
+  if (hint_text.ok()) {
+    auto hint = ParseLastCheckpoint(*hint_text, hint_path);
+    if (hint.ok() && hint->version <= snapshot.version()) {
+      auto files = ListLogFilesFrom(snapshot.fs(), log_dir, hint->version);
+      if (files.ok()) {
+        auto segment =
+            LogSegmentFromListing(snapshot.table_root(), std::move(*files), snapshot.version());
+        if (segment.ok() && segment->checkpoint_version == hint->version) return segment;
+      }
+    }
+  }
+  return BuildLogSegment(snapshot.fs(), snapshot.table_root(), snapshot.version());
+}
+
+// The rows of a snapshot without files (Snapshot::WithoutFiles): its files are those of the
+// table's latest checkpoint, streamed a row group at a time, changed by the commits after it.
+// Memory follows the commits since that checkpoint, not the table's size.
+Status WriteRowsFromLog(const Snapshot& snapshot, CheckpointRows* rows) {
+  WEIR_ASSIGN_OR_RETURN(LogSegment segment, SegmentFromLastCheckpoint(snapshot));
+  TableState since;  // files added and removed after the checkpoint
+  for (const LogFile& commit : segment.commits) {
+    WEIR_RETURN_NOT_OK(ReplayCommitFile(snapshot.fs(), commit.path, &since).status());
+  }
+  WEIR_RETURN_NOT_OK(rows->TableRows());
+  Status st;
+  WEIR_RETURN_NOT_OK(ForEachCheckpointAction(snapshot.fs(), segment, [&](Action&& a) {
+    if (!st.ok()) return;
+    const AddFile* add = std::get_if<AddFile>(&a);
+    const RemoveFile* remove = std::get_if<RemoveFile>(&a);
+    if (add == nullptr && remove == nullptr) return;  // table-wide actions come from `snapshot`
+    const std::string key = add ? LogicalFileKey(add->path, add->deletion_vector)
+                                : LogicalFileKey(remove->path, remove->deletion_vector);
+    // A later commit that added or removed the file again has the newer action.
+    if (since.files.Find(key) != nullptr || since.tombstones.Find(key) != nullptr) return;
+    st = add ? rows->AddFileRow(*add) : rows->RemoveFileRow(*remove);
+  }));
+  WEIR_RETURN_NOT_OK(st);
+  return FileRows(since.files, since.tombstones, rows);
 }
 
 }  // namespace
@@ -240,11 +317,21 @@ Result<CheckpointInfo> WriteCheckpoint(const Snapshot& snapshot, CheckpointOptio
     parquet::WriterOptions wo;
     wo.codec = snapshot.config().codec;
     wo.sync_on_close = true;
+    // Row groups of a few thousand actions: the next checkpoint of a snapshot without files
+    // streams this one a row group at a time.
+    wo.row_group_rows = std::max<int64_t>(1, options.row_group_rows);
     columnar::Schema schema = CheckpointSchema(!snapshot.domains().empty());
     WEIR_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(std::move(file), schema, wo));
     RowSink sink(writer.get(), schema, std::max<int64_t>(1, options.rows_per_batch));
-    WEIR_RETURN_NOT_OK(WriteRows(snapshot, now, snapshot.config().checkpoint_write_stats_as_json,
-                                 &sink, &info.num_add_files));
+    CheckpointRows rows(snapshot, now, &sink);
+    if (snapshot.has_files()) {
+      WEIR_RETURN_NOT_OK(rows.TableRows());
+      WEIR_RETURN_NOT_OK(FileRows(snapshot.files(), snapshot.tombstones(), &rows));
+    } else {
+      WEIR_RETURN_NOT_OK(WriteRowsFromLog(snapshot, &rows));
+    }
+    WEIR_RETURN_NOT_OK(sink.Flush());
+    info.num_add_files = rows.num_adds();
     WEIR_RETURN_NOT_OK(writer->Close());
     info.num_actions = sink.rows();
     info.size_in_bytes = writer->file_size();

@@ -6,7 +6,9 @@
 // map<string,string>, partitionColumns and features as array<string>, add.stats as a JSON string).
 // It holds the protocol, the metadata, every live file, tombstones younger than
 // delta.deletedFileRetentionDuration and txns not expired per delta.setTransactionRetentionDuration.
-// Rows are streamed to the Parquet writer in bounded batches. The file is written under a
+// Rows are streamed to the Parquet writer in bounded batches. A snapshot without files
+// (Snapshot::WithoutFiles) takes them from the table's latest checkpoint, read a row group at a
+// time, and the commits after it. The file is written under a
 // temporary name, synced, renamed into place and its directory synced, so readers see a complete
 // checkpoint or none; then `_last_checkpoint` is replaced atomically. Then, unless
 // delta.enableExpiredLogCleanup is false, log files older than delta.logRetentionDuration that the
@@ -27,6 +29,7 @@ struct CheckpointOptions {
   int64_t now_ms = 0;               // 0: the current time (retention is measured from it)
   bool clean_up_expired_logs = true;  // also subject to delta.enableExpiredLogCleanup
   int64_t rows_per_batch = 4096;    // actions buffered before they are handed to Parquet
+  int64_t row_group_rows = 4096;    // actions per Parquet row group
 };
 
 struct CheckpointInfo {

@@ -1,6 +1,7 @@
 #include "delta/checkpoint.h"
 
 #include <filesystem>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -70,6 +71,97 @@ TEST(CheckpointTest, WrittenEveryIntervalAndEquivalentToTheLog) {
     EXPECT_EQ(it->second->size, jt->second->size);
     EXPECT_EQ(it->second->stats, jt->second->stats);
   }
+}
+
+// A writer that keeps no file list (Table::DropFileList, as streaming sinks do) writes its
+// checkpoints from the latest checkpoint, a row group at a time, and the commits after it: the
+// table is the same as a full replay's, with files removed by another writer in between.
+TEST(CheckpointTest, SnapshotWithoutFilesCheckpointsTheSameTable) {
+  ScratchDir dir;
+  const std::string root = dir.Sub("t");
+  ASSERT_OK_AND_ASSIGN(auto table, Table::Create(Local(), root, Ddl("id INT, p STRING"), {"p"},
+                                                 {{"delta.checkpointInterval", "4"}}));
+  table->DropFileList();
+  EXPECT_FALSE(table->snapshot()->has_files());
+  ASSERT_OK_AND_ASSIGN(auto other, Table::Open(Local(), root));  // a writer with files
+  int removed = 0;
+  for (int i = 1; i <= 14; ++i) {
+    ASSERT_OK(AppendId(table.get(), i, {{"app", i, std::nullopt}}));
+    EXPECT_FALSE(table->snapshot()->has_files());
+    EXPECT_EQ(table->snapshot()->num_files(), 0);
+    if (i % 3 != 0) continue;
+    // The other writer removes a file of an earlier checkpoint, or the one just added.
+    ASSERT_OK_AND_ASSIGN(auto s, other->Refresh());
+    const AddFile* victim = s->files().begin()->second.get();
+    if (i % 2 == 0) {
+      for (const auto& [key, add] : s->files()) {
+        if (add->stats->find("\"id\":" + std::to_string(i) + "}") != std::string::npos) {
+          victim = add.get();
+        }
+      }
+    }
+    Transaction remove(s);
+    ASSERT_OK(remove.RemoveLiveFile(victim->path, true));
+    ASSERT_OK(remove.Commit().status());
+    ++removed;
+  }
+  // A file of the last checkpoint removed after it, so that the final checkpoint (below) has a
+  // removal to apply.
+  ASSERT_OK_AND_ASSIGN(auto s, other->Refresh());
+  if (s->version() % 4 == 3) {  // the removal would write the checkpoint itself
+    ASSERT_OK(AppendId(table.get(), 15, {{"app", 15, std::nullopt}}));
+    ASSERT_OK_AND_ASSIGN(s, other->Refresh());
+  }
+  const int appended = s->version() - removed;
+  Transaction remove(s);
+  ASSERT_OK(remove.RemoveLiveFile(s->files().begin()->second->path, true));
+  ASSERT_OK(remove.Commit().status());
+  ++removed;
+  ASSERT_OK(table->Refresh().status());
+  const int64_t latest = table->snapshot()->version();
+  EXPECT_EQ(latest, appended + removed);
+  const std::string log = LogDirPath(root);
+  // Checkpoints at 4, 8, ... written by both writers; then one of several row groups.
+  CheckpointOptions small_groups;
+  small_groups.row_group_rows = 2;
+  small_groups.rows_per_batch = 3;
+  ASSERT_OK_AND_ASSIGN(auto info, WriteCheckpoint(*table->snapshot(), small_groups));
+  EXPECT_EQ(info.version, latest);
+  EXPECT_EQ(info.num_add_files, appended - removed);
+  ASSERT_OK_AND_ASSIGN(auto reader, parquet::ParquetReader::Open(Local(), info.path));
+  EXPECT_GT(reader->num_row_groups(), 3);
+  // Each file once: as a live file or as a tombstone, never both.
+  std::map<std::string, int> seen;
+  ASSERT_OK(ReadParquetCheckpoint(Local(), info.path, [&](Action&& a) {
+    if (auto* add = std::get_if<AddFile>(&a)) ++seen[add->path];
+    if (auto* remove = std::get_if<RemoveFile>(&a)) ++seen[remove->path];
+  }));
+  EXPECT_EQ(seen.size(), static_cast<size_t>(appended));
+  for (const auto& [path, count] : seen) EXPECT_EQ(count, 1) << path;
+  ASSERT_OK_AND_ASSIGN(auto from_checkpoint, Snapshot::Load(Local(), root));
+  EXPECT_EQ(from_checkpoint->checkpoint_version(), latest);
+  EXPECT_EQ(from_checkpoint->TxnVersion("app"), appended);
+  for (int64_t v = 0; v <= latest; ++v) stdfs::remove(log + "/" + ClassicCheckpointFileName(v));
+  stdfs::remove(log + "/_last_checkpoint");
+  ASSERT_OK_AND_ASSIGN(auto from_json, Snapshot::Load(Local(), root));
+  EXPECT_FALSE(from_json->checkpoint_version());
+  ASSERT_OK_AND_ASSIGN(auto a, SortedRows(from_checkpoint));
+  ASSERT_OK_AND_ASSIGN(auto b, SortedRows(from_json));
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.size(), static_cast<size_t>(appended - removed));
+  ASSERT_EQ(from_checkpoint->files().size(), from_json->files().size());
+  for (auto it = from_checkpoint->files().begin(), jt = from_json->files().begin();
+       it != from_checkpoint->files().end(); ++it, ++jt) {
+    EXPECT_EQ(it->second->path, jt->second->path);
+    EXPECT_EQ(it->second->stats, jt->second->stats);
+  }
+  ASSERT_EQ(from_checkpoint->tombstones().size(), static_cast<size_t>(removed));
+  for (auto it = from_checkpoint->tombstones().begin(), jt = from_json->tombstones().begin();
+       it != from_checkpoint->tombstones().end(); ++it, ++jt) {
+    EXPECT_EQ(it->second->path, jt->second->path);
+  }
+  // What needs the files says so, instead of seeing an empty table.
+  EXPECT_EQ(table->NewScan().status().code(), StatusCode::kInternal);
 }
 
 TEST(CheckpointTest, UsesTheProtocolSchema) {

@@ -20,6 +20,10 @@ std::string LogicalFileKey(const std::string& path,
 }
 
 void TableState::Apply(Action&& action) {
+  if (!track_files &&
+      (std::holds_alternative<AddFile>(action) || std::holds_alternative<RemoveFile>(action))) {
+    return;
+  }
   if (auto* add = std::get_if<AddFile>(&action)) {
     std::string key = LogicalFileKey(add->path, add->deletion_vector);
     tombstones.Erase(key);
@@ -262,14 +266,15 @@ class CheckpointRowReader {
   std::string path_;
 };
 
-// Reads the actions of a V2 checkpoint or of its sidecars, collecting sidecar references.
-Status ApplyCheckpointFile(fs::FileSystem* fs, const std::string& log_dir, const LogFile& file,
-                           TableState* state, std::vector<Sidecar>* sidecars) {
+// Reads the actions of a checkpoint part (Parquet, or a V2 checkpoint's JSON), collecting sidecar
+// references and handing every other action to `fn`.
+Status ReadCheckpointFile(fs::FileSystem* fs, const LogFile& file,
+                          const std::function<void(Action&&)>& fn, std::vector<Sidecar>* sidecars) {
   auto apply = [&](Action&& a) {
     if (auto* s = std::get_if<Sidecar>(&a)) {
       sidecars->push_back(std::move(*s));
     } else {
-      state->Apply(std::move(a));
+      fn(std::move(a));
     }
   };
   if (file.name.type == LogFileType::kUuidCheckpoint && file.name.is_json) {
@@ -371,10 +376,11 @@ Status ReadParquetCheckpoint(fs::FileSystem* fs, const std::string& path,
   return Status::OK();
 }
 
-Status ReplayCheckpoint(fs::FileSystem* fs, const LogSegment& segment, TableState* state) {
+Status ForEachCheckpointAction(fs::FileSystem* fs, const LogSegment& segment,
+                               const std::function<void(Action&&)>& fn) {
   std::vector<Sidecar> sidecars;
   for (const LogFile& part : segment.checkpoint_files) {
-    Status applied = ApplyCheckpointFile(fs, segment.log_dir, part, state, &sidecars);
+    Status applied = ReadCheckpointFile(fs, part, fn, &sidecars);
     if (applied.IsCorruption()) {
       // What to do: a checkpoint only summarises commits, so without it readers replay them.
       return Status::Corruption(applied.message() +
@@ -389,10 +395,14 @@ Status ReplayCheckpoint(fs::FileSystem* fs, const LogSegment& segment, TableStat
   for (const Sidecar& s : sidecars) {
     WEIR_ASSIGN_OR_RETURN(std::string path, ResolveDataFilePath(sidecar_dir, s.path));
     WEIR_RETURN_NOT_OK(ReadParquetCheckpoint(fs, path, [&](Action&& a) {
-      if (!std::holds_alternative<Sidecar>(a)) state->Apply(std::move(a));
+      if (!std::holds_alternative<Sidecar>(a)) fn(std::move(a));
     }));
   }
   return Status::OK();
+}
+
+Status ReplayCheckpoint(fs::FileSystem* fs, const LogSegment& segment, TableState* state) {
+  return ForEachCheckpointAction(fs, segment, [state](Action&& a) { state->Apply(std::move(a)); });
 }
 
 Result<std::vector<Action>> ParseCommitActions(std::string_view text, const std::string& path) {

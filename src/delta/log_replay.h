@@ -35,6 +35,9 @@ struct TableState {
   std::map<std::string, DomainMetadata> domains;  // live domains by name
   int64_t live_bytes = 0;                         // sum of the live files' sizes
   int64_t live_files_with_dv = 0;                 // live files with a deletion vector
+  // False: add and remove actions are not kept (files, tombstones and the counts stay empty), for
+  // writers that only append (Snapshot::WithoutFiles).
+  bool track_files = true;
 
   // Applies one action of a newer commit (commitInfo, checkpoint-only actions are ignored).
   void Apply(Action&& action);
@@ -45,6 +48,11 @@ struct TableState {
 // row group at a time. Corruption naming the file and row for rows missing required fields.
 Status ReadParquetCheckpoint(fs::FileSystem* fs, const std::string& path,
                              const std::function<void(Action&&)>& fn);
+
+// Calls `fn` with every action of the checkpoint of `segment` (all parts, and the sidecars a V2
+// checkpoint references; not the sidecar actions themselves), Parquet a row group at a time.
+Status ForEachCheckpointAction(fs::FileSystem* fs, const LogSegment& segment,
+                               const std::function<void(Action&&)>& fn);
 
 // Applies the checkpoint of `segment` (all parts, and the sidecars a V2 checkpoint references).
 Status ReplayCheckpoint(fs::FileSystem* fs, const LogSegment& segment, TableState* state);

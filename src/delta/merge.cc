@@ -390,6 +390,7 @@ PreparedMerge::~PreparedMerge() {
 Result<std::unique_ptr<PreparedMerge>> PreparedMerge::Prepare(std::shared_ptr<const Snapshot> target,
                                                               const Batch& source_in,
                                                               MergeOptions options) {
+  WEIR_RETURN_NOT_OK(target->CheckHasFiles("MERGE"));
   std::unique_ptr<PreparedMerge> merge(new PreparedMerge());
   MergeMetrics& metrics = merge->result_.metrics;
   const Snapshot& snapshot = *target;

@@ -418,6 +418,7 @@ bool PartitionPredicate::Matches(const PartitionValues& values) const {
 
 Result<OptimizeResult> OptimizeTable(std::shared_ptr<const Snapshot> snapshot,
                                      const OptimizeOptions& options) {
+  WEIR_RETURN_NOT_OK(snapshot->CheckHasFiles("OPTIMIZE"));
   if (options.target_file_size <= 0) {
     return Status::InvalidArgument("OPTIMIZE target file size must be positive, not " +
                                    std::to_string(options.target_file_size));
@@ -493,6 +494,11 @@ Result<std::optional<OptimizeResult>> MaybeAutoCompact(std::shared_ptr<const Sna
   WEIR_ASSIGN_OR_RETURN(AutoCompactSettings settings,
                         ParseAutoCompactSettings(snapshot->properties(), overrides));
   if (!settings.enabled || committed_adds.empty()) return std::optional<OptimizeResult>();
+  if (!snapshot->has_files()) {
+    // A writer's snapshot without files (the table's compaction settings changed under it).
+    WEIR_ASSIGN_OR_RETURN(snapshot,
+                          Snapshot::Load(snapshot->fs(), snapshot->table_root(), snapshot->version()));
+  }
   OptimizeOptions options;
   options.target_file_size = settings.max_file_size;
   options.min_files_per_partition = settings.min_num_files;

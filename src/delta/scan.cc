@@ -201,6 +201,7 @@ Result<Column> Conform(const Column& src, const Field& target, ColumnMappingMode
 
 Result<std::unique_ptr<TableScan>> TableScan::Make(std::shared_ptr<const Snapshot> snapshot,
                                                    ScanOptions options) {
+  WEIR_RETURN_NOT_OK(snapshot->CheckHasFiles("a scan"));
   std::unique_ptr<TableScan> scan(new TableScan());
   const columnar::Schema& table = snapshot->schema();
   if (options.columns.empty()) {

@@ -89,6 +89,24 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Update(const std::shared_ptr<c
   return std::shared_ptr<const Snapshot>(std::move(next));
 }
 
+std::shared_ptr<const Snapshot> Snapshot::WithoutFiles() const {
+  std::shared_ptr<Snapshot> lean(new Snapshot(*this));
+  lean->state_.files = FileMap<AddFile>();
+  lean->state_.tombstones = FileMap<RemoveFile>();
+  lean->state_.live_bytes = 0;
+  lean->state_.live_files_with_dv = 0;
+  lean->state_.track_files = false;
+  lean->total_size_ = 0;
+  return lean;
+}
+
+Status Snapshot::CheckHasFiles(std::string_view what) const {
+  if (has_files()) return Status::OK();
+  return Status::Internal(std::string(what) + " needs the files of Delta table " + table_root_ +
+                          ", but its snapshot (version " + std::to_string(version_) +
+                          ") was taken without them");
+}
+
 Status Snapshot::Finish() {
   std::string at = table_root_ + " at version " + std::to_string(version_);
   if (!state_.protocol) {

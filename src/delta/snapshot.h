@@ -61,6 +61,16 @@ class Snapshot {
   const Status& config_status() const { return config_status_; }
   ColumnMappingMode column_mapping_mode() const { return column_mapping_mode_; }
 
+  // This snapshot without its files: what a writer that only appends needs (protocol, metadata,
+  // txns, domains), in memory that does not grow with the table. Snapshots advanced from it
+  // (Update) have no files either; WriteCheckpoint reads them from the log.
+  std::shared_ptr<const Snapshot> WithoutFiles() const;
+  // False for WithoutFiles() snapshots, whose files(), tombstones(), num_files() and
+  // total_size() are empty.
+  bool has_files() const { return state_.track_files; }
+  // OK, or Internal naming `what` when the snapshot has no files.
+  Status CheckHasFiles(std::string_view what) const;
+
   // Live files by logical key (path, plus deletion vector id), in path order.
   const FileMap<AddFile>& files() const { return state_.files; }
   int64_t num_files() const { return static_cast<int64_t>(state_.files.size()); }

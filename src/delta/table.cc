@@ -79,13 +79,15 @@ Result<std::shared_ptr<const Snapshot>> Table::Refresh() {
 }
 
 Result<std::shared_ptr<const Snapshot>> Table::SnapshotAt(int64_t version) const {
-  if (version == snapshot_->version()) return snapshot_;
+  if (version == snapshot_->version() && snapshot_->has_files()) return snapshot_;
   return Snapshot::Load(fs_, path_, version);
 }
 
 Result<std::shared_ptr<const Snapshot>> Table::SnapshotAtTimestamp(int64_t timestamp_ms) const {
   return Snapshot::LoadAtTimestamp(fs_, path_, timestamp_ms);
 }
+
+void Table::DropFileList() { snapshot_ = snapshot_->WithoutFiles(); }
 
 std::unique_ptr<Transaction> Table::NewTransaction() const {
   return std::make_unique<Transaction>(snapshot_);

@@ -49,6 +49,10 @@ class Table {
   fs::FileSystem* fs() const { return fs_; }
   // The latest snapshot seen (as of Open, Refresh or the last commit).
   const std::shared_ptr<const Snapshot>& snapshot() const { return snapshot_; }
+  // From now on this table's snapshots hold no files (Snapshot::WithoutFiles): for a writer that
+  // only appends, whose memory should not grow with the table. Scans, MERGE and OPTIMIZE need a
+  // snapshot with files (SnapshotAt loads one).
+  void DropFileList();
   // Reads commits written since, and returns the new latest snapshot.
   Result<std::shared_ptr<const Snapshot>> Refresh();
   Result<std::shared_ptr<const Snapshot>> SnapshotAt(int64_t version) const;

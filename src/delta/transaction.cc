@@ -65,6 +65,7 @@ void Transaction::AddReadPredicate(ReadPredicate predicate) {
 
 Status Transaction::RemoveLiveFile(const std::string& path, bool data_change) {
   if (read_snapshot_) {
+    WEIR_RETURN_NOT_OK(read_snapshot_->CheckHasFiles("removing a file"));
     for (const auto& [key, add] : read_snapshot_->files()) {
       if (add->path == path) {
         RemoveFile(MakeRemove(*add, NowMillis(), data_change));

@@ -9,6 +9,13 @@ namespace weir::stream {
 Result<std::unique_ptr<TableSink>> TableSink::Open(fs::FileSystem* fs, TableSinkOptions options) {
   std::unique_ptr<TableSink> sink(new TableSink(fs, std::move(options)));
   WEIR_RETURN_NOT_OK(sink->OpenOrCreate());
+  // An appending sink keeps no file list: it would grow by a file a batch, for as long as the
+  // query runs. MERGE and auto compaction read the table's files, so their sinks keep it.
+  if (!sink->options_.merge) {
+    auto compaction = delta::ParseAutoCompactSettings(sink->table_->snapshot()->properties(),
+                                                      sink->options_.auto_compact_settings);
+    if (compaction.ok() && !compaction->enabled) sink->table_->DropFileList();
+  }
   return sink;
 }
 
