@@ -1,5 +1,9 @@
 #include "delta/checkpoint.h"
 
+#include <limits>
+#include <map>
+#include <mutex>
+
 #include "delta/log_path.h"
 #include "delta/uuid.h"
 #include "parquet/writer.h"
@@ -13,6 +17,32 @@ using columnar::Field;
 using columnar::TypePtr;
 
 namespace {
+
+// The oldest modification time among the files of each log directory this process cleaned up,
+// as of that cleanup: nothing there can expire before it plus the retention (files written since
+// are newer), so until then a checkpoint need not list the log, which grows by a commit a batch.
+class OldestLogFiles {
+ public:
+  std::optional<int64_t> Get(const std::string& log_dir) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = oldest_ms_.find(log_dir);
+    if (it == oldest_ms_.end()) return std::nullopt;
+    return it->second;
+  }
+  void Set(const std::string& log_dir, int64_t oldest_ms) {
+    std::lock_guard<std::mutex> lock(mu_);
+    oldest_ms_[log_dir] = oldest_ms;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, int64_t> oldest_ms_;
+};
+
+OldestLogFiles& CleanedLogs() {
+  static OldestLogFiles* cleaned = new OldestLogFiles();
+  return *cleaned;
+}
 
 // Column order of the checkpoint file.
 enum CheckpointColumn { kTxn = 0, kAdd, kRemove, kMetaData, kProtocol, kDomain };
@@ -370,7 +400,34 @@ Result<int64_t> CleanUpExpiredLogs(const Snapshot& snapshot, int64_t now_ms) {
   const std::string log_dir = LogDirPath(snapshot.table_root());
   int64_t cutoff = now_ms - snapshot.config().log_retention_ms;
   cutoff -= ((cutoff % kMillisPerDay) + kMillisPerDay) % kMillisPerDay;  // midnight UTC
+  // Only a file that has not expired yet can make a later cleanup delete something: a commit
+  // reaching the cutoff past a newer checkpoint, or a temporary.
+  if (auto next = CleanedLogs().Get(log_dir); next && *next > cutoff) return 0;
   WEIR_ASSIGN_OR_RETURN(auto files, ListLogFiles(fs, log_dir));
+  auto listed = fs->List(log_dir);
+  int64_t next_expiring = std::numeric_limits<int64_t>::max();
+  for (const LogFile& f : files) {
+    if (f.mtime_ms > cutoff) next_expiring = std::min(next_expiring, f.mtime_ms);
+  }
+  if (listed.ok()) {
+    for (const fs::FileInfo& info : *listed) {
+      if (!info.is_dir && fs::IsTempFileName(info.path) && info.mtime_ms > cutoff) {
+        next_expiring = std::min(next_expiring, info.mtime_ms);
+      }
+    }
+    if (next_expiring != std::numeric_limits<int64_t>::max()) {
+      CleanedLogs().Set(log_dir, next_expiring);
+    }
+  }
+  int64_t deleted = 0;
+  // Temporaries a crash left behind, once they are older than the retention.
+  if (listed.ok()) {
+    for (const fs::FileInfo& info : *listed) {
+      if (!info.is_dir && fs::IsTempFileName(info.path) && info.mtime_ms <= cutoff) {
+        if (fs->Delete(info.path).ok()) ++deleted;
+      }
+    }
+  }
   std::optional<int64_t> cutoff_commit;
   for (const LogFile& f : files) {
     if (f.name.type == LogFileType::kCommit && f.mtime_ms <= cutoff &&
@@ -378,26 +435,16 @@ Result<int64_t> CleanUpExpiredLogs(const Snapshot& snapshot, int64_t now_ms) {
       cutoff_commit = f.version();
     }
   }
-  if (!cutoff_commit) return 0;
+  if (!cutoff_commit) return deleted;
   auto segment = LogSegmentFromListing(snapshot.table_root(), files, *cutoff_commit);
-  if (!segment.ok() || !segment->checkpoint_version) return 0;
+  if (!segment.ok() || !segment->checkpoint_version) return deleted;
   const int64_t keep_from = *segment->checkpoint_version;
-  int64_t deleted = 0;
   for (const LogFile& f : files) {  // ascending versions: the log stays readable if interrupted
     if (f.version() >= keep_from) break;
     if (f.name.type == LogFileType::kCompaction && f.name.end_version >= keep_from) continue;
     Status st = fs->Delete(f.path);
     if (!st.ok() && !st.IsNotFound()) return st.WithContext("cleaning up expired Delta log files");
     if (st.ok()) ++deleted;
-  }
-  // Temporaries a crash left behind, once they are older than the retention.
-  auto listed = fs->List(log_dir);
-  if (listed.ok()) {
-    for (const fs::FileInfo& info : *listed) {
-      if (!info.is_dir && fs::IsTempFileName(info.path) && info.mtime_ms <= cutoff) {
-        if (fs->Delete(info.path).ok()) ++deleted;
-      }
-    }
   }
   return deleted;
 }

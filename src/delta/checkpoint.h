@@ -48,7 +48,9 @@ Result<CheckpointInfo> WriteCheckpoint(const Snapshot& snapshot, CheckpointOptio
 // Metadata cleanup (PROTOCOL.md "Metadata Cleanup"): with cutoff = now - delta.logRetentionDuration
 // (rounded down to midnight UTC), keeps the newest checkpoint at or below the newest commit older
 // than the cutoff and everything after it; deletes older commits, checkpoints, checksums and
-// stale temporaries, oldest first. Returns the number of files deleted.
+// stale temporaries, oldest first. Returns the number of files deleted. The log is listed only
+// once the oldest file that had not expired at this process's last cleanup of it may have:
+// a long-running writer's log grows by a commit a batch.
 Result<int64_t> CleanUpExpiredLogs(const Snapshot& snapshot, int64_t now_ms);
 
 }  // namespace weir::delta

@@ -1,5 +1,6 @@
 #include "delta/checkpoint.h"
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 
@@ -162,6 +163,28 @@ TEST(CheckpointTest, SnapshotWithoutFilesCheckpointsTheSameTable) {
   }
   // What needs the files says so, instead of seeing an empty table.
   EXPECT_EQ(table->NewScan().status().code(), StatusCode::kInternal);
+}
+
+// After a cleanup, the log is not listed again until its oldest unexpired file may have expired:
+// a stale temporary appearing meanwhile waits for that cleanup.
+TEST(CheckpointTest, CleanupListsTheLogOnlyWhenSomethingMayHaveExpired) {
+  ScratchDir dir;
+  const std::string root = dir.Sub("t");
+  ASSERT_OK_AND_ASSIGN(auto table, Table::Create(Local(), root, Ddl("id INT, p STRING"), {"p"},
+                                                 {{"delta.logRetentionDuration", "interval 1 day"}}));
+  ASSERT_OK(AppendId(table.get(), 1));
+  const int64_t now = NowMillis();
+  ASSERT_OK_AND_ASSIGN(int64_t deleted, CleanUpExpiredLogs(*table->snapshot(), now));
+  EXPECT_EQ(deleted, 0);
+  const std::string temp = LogDirPath(root) + "/" + std::string(fs::kTempFilePrefix) + "stale.json";
+  ASSERT_OK(fs::WriteStringToFile(Local(), temp, "x"));
+  stdfs::last_write_time(temp, stdfs::file_time_type::clock::now() - std::chrono::hours(24 * 30));
+  ASSERT_OK_AND_ASSIGN(deleted, CleanUpExpiredLogs(*table->snapshot(), now));
+  EXPECT_EQ(deleted, 0);  // not listed: nothing was due
+  EXPECT_TRUE(stdfs::exists(temp));
+  ASSERT_OK_AND_ASSIGN(deleted, CleanUpExpiredLogs(*table->snapshot(), now + 3 * kMillisPerDay));
+  EXPECT_GE(deleted, 1);
+  EXPECT_FALSE(stdfs::exists(temp));
 }
 
 TEST(CheckpointTest, UsesTheProtocolSchema) {
