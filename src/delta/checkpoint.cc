@@ -18,29 +18,30 @@ using columnar::TypePtr;
 
 namespace {
 
-// The oldest modification time among the files of each log directory this process cleaned up,
-// as of that cleanup: nothing there can expire before it plus the retention (files written since
-// are newer), so until then a checkpoint need not list the log, which grows by a commit a batch.
-class OldestLogFiles {
+// Per log directory this process cleaned up: the oldest modification time among the files that
+// had not expired at that cleanup. Nothing more can expire until the cutoff passes it (files
+// written since are newer), so until then a checkpoint need not list the log, which grows by a
+// commit a batch.
+class NextExpiringLogFiles {
  public:
   std::optional<int64_t> Get(const std::string& log_dir) {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = oldest_ms_.find(log_dir);
-    if (it == oldest_ms_.end()) return std::nullopt;
+    auto it = mtime_ms_.find(log_dir);
+    if (it == mtime_ms_.end()) return std::nullopt;
     return it->second;
   }
-  void Set(const std::string& log_dir, int64_t oldest_ms) {
+  void Set(const std::string& log_dir, int64_t mtime_ms) {
     std::lock_guard<std::mutex> lock(mu_);
-    oldest_ms_[log_dir] = oldest_ms;
+    mtime_ms_[log_dir] = mtime_ms;
   }
 
  private:
   std::mutex mu_;
-  std::map<std::string, int64_t> oldest_ms_;
+  std::map<std::string, int64_t> mtime_ms_;
 };
 
-OldestLogFiles& CleanedLogs() {
-  static OldestLogFiles* cleaned = new OldestLogFiles();
+NextExpiringLogFiles& CleanedLogs() {
+  static NextExpiringLogFiles* cleaned = new NextExpiringLogFiles();
   return *cleaned;
 }
 
@@ -281,17 +282,13 @@ Status FileRows(const FileMap<AddFile>& files, const FileMap<RemoveFile>& tombst
 // listed (and stat'ed); otherwise, or if that listing does not make a segment, all of them.
 Result<LogSegment> SegmentFromLastCheckpoint(const Snapshot& snapshot) {
   const std::string log_dir = LogDirPath(snapshot.table_root());
-  const std::string hint_path = fs::JoinPath(log_dir, kLastCheckpointName);
-  auto hint_text = fs::ReadFileToString(snapshot.fs(), hint_path);
-  if (hint_text.ok()) {
-    auto hint = ParseLastCheckpoint(*hint_text, hint_path);
-    if (hint.ok() && hint->version <= snapshot.version()) {
-      auto files = ListLogFilesFrom(snapshot.fs(), log_dir, hint->version);
-      if (files.ok()) {
-        auto segment =
-            LogSegmentFromListing(snapshot.table_root(), std::move(*files), snapshot.version());
-        if (segment.ok() && segment->checkpoint_version == hint->version) return segment;
-      }
+  auto hint = ReadLastCheckpointHint(snapshot.fs(), log_dir);
+  if (hint && hint->version <= snapshot.version()) {
+    auto files = ListLogFilesFrom(snapshot.fs(), log_dir, hint->version);
+    if (files.ok()) {
+      auto segment =
+          LogSegmentFromListing(snapshot.table_root(), std::move(*files), snapshot.version());
+      if (segment.ok() && segment->checkpoint_version == hint->version) return segment;
     }
   }
   return BuildLogSegment(snapshot.fs(), snapshot.table_root(), snapshot.version());
@@ -379,13 +376,8 @@ Result<CheckpointInfo> WriteCheckpoint(const Snapshot& snapshot, CheckpointOptio
   hint.size_in_bytes = info.size_in_bytes;
   hint.num_of_add_files = info.num_add_files;
   const std::string hint_path = fs::JoinPath(log_dir, kLastCheckpointName);
-  auto existing = fs::ReadFileToString(fs, hint_path);
-  bool newer_exists = false;
-  if (existing.ok()) {
-    auto parsed = ParseLastCheckpoint(*existing, hint_path);
-    newer_exists = parsed.ok() && parsed->version > info.version;
-  }
-  if (!newer_exists) {
+  auto existing = ReadLastCheckpointHint(fs, log_dir);
+  if (!existing || existing->version <= info.version) {
     WEIR_RETURN_NOT_OK(fs->WriteAtomic(hint_path, SerializeLastCheckpoint(hint))
                            .WithContext("updating " + hint_path));
   }

@@ -41,7 +41,6 @@ struct TableState {
 
   // Applies one action of a newer commit (commitInfo, checkpoint-only actions are ignored).
   void Apply(Action&& action);
-  void Apply(const Action& action) { Apply(Action(action)); }
 };
 
 // Calls `fn` with every action stored in the Parquet checkpoint (or sidecar) file at `path`, one

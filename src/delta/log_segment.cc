@@ -135,13 +135,18 @@ Result<LogSegment> BuildLogSegment(fs::FileSystem* fs, const std::string& table_
   std::string log_dir = LogDirPath(table_root);
   WEIR_ASSIGN_OR_RETURN(auto files, ListLogFiles(fs, log_dir));
   WEIR_ASSIGN_OR_RETURN(LogSegment seg, LogSegmentFromListing(table_root, std::move(files), version));
-  std::string hint_path = fs::JoinPath(log_dir, kLastCheckpointName);
-  auto hint_text = fs::ReadFileToString(fs, hint_path);
-  if (hint_text.ok()) {
-    auto hint = ParseLastCheckpoint(*hint_text, hint_path);
-    if (hint.ok()) seg.last_checkpoint = *hint;  // a bad hint is only a missed shortcut
-  }
+  seg.last_checkpoint = ReadLastCheckpointHint(fs, log_dir);
   return seg;
+}
+
+std::optional<LastCheckpointHint> ReadLastCheckpointHint(fs::FileSystem* fs,
+                                                         const std::string& log_dir) {
+  const std::string hint_path = fs::JoinPath(log_dir, kLastCheckpointName);
+  auto hint_text = fs::ReadFileToString(fs, hint_path);
+  if (!hint_text.ok()) return std::nullopt;
+  auto hint = ParseLastCheckpoint(*hint_text, hint_path);
+  if (!hint.ok()) return std::nullopt;
+  return *hint;
 }
 
 }  // namespace weir::delta

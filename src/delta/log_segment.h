@@ -55,6 +55,11 @@ Result<LogSegment> LogSegmentFromListing(const std::string& table_root,
                                          std::vector<LogFile> files,
                                          std::optional<int64_t> version);
 
+// The _last_checkpoint hint of `log_dir`, when present and well-formed (a bad hint is only a
+// missed shortcut).
+std::optional<LastCheckpointHint> ReadLastCheckpointHint(fs::FileSystem* fs,
+                                                         const std::string& log_dir);
+
 // Lists `<table_root>/_delta_log`, reads the _last_checkpoint hint and builds the segment.
 Result<LogSegment> BuildLogSegment(fs::FileSystem* fs, const std::string& table_root,
                                    std::optional<int64_t> version = std::nullopt);
