@@ -14,7 +14,7 @@ namespace weir::kafka {
 // ---------------------------------------------------------------------------------------------
 // CommitRateLimiter
 
-PartitionOffsets CommitRateLimiter::Offer(const PartitionOffsets& offsets, int64_t now_ms) {
+void CommitRateLimiter::Want(const PartitionOffsets& offsets) {
   for (const auto& [tp, offset] : offsets) {
     auto last = last_committed_.find(tp);
     if (last != last_committed_.end() && last->second == offset) {
@@ -23,6 +23,9 @@ PartitionOffsets CommitRateLimiter::Offer(const PartitionOffsets& offsets, int64
       pending_[tp] = offset;
     }
   }
+}
+
+PartitionOffsets CommitRateLimiter::TakeDue(int64_t now_ms) {
   PartitionOffsets due;
   for (auto it = pending_.begin(); it != pending_.end();) {
     auto last_ms = last_commit_ms_.find(it->first);
@@ -60,6 +63,12 @@ struct PartitionListHolder {
   PartitionListHolder(const PartitionListHolder&) = delete;
   PartitionListHolder& operator=(const PartitionListHolder&) = delete;
 };
+
+int64_t SteadyNowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 void IgnoreLog(const rd_kafka_t* /*rk*/, int /*level*/, const char* /*facility*/,
                const char* /*buf*/) {}
@@ -118,10 +127,7 @@ GroupOffsetCommitter::~GroupOffsetCommitter() {
 }
 
 int64_t GroupOffsetCommitter::NowMs() const {
-  if (config_.now_ms) return config_.now_ms();
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return config_.now_ms ? config_.now_ms() : SteadyNowMs();
 }
 
 void GroupOffsetCommitter::Warn(const std::string& line) {
@@ -217,33 +223,42 @@ bool GroupOffsetCommitter::ServeResults(int timeout_ms) {
   return handled;
 }
 
+void GroupOffsetCommitter::SendDue() {
+  if (outstanding_ > 0) return;  // the next commit goes out after this one's result
+  Send(limiter_.TakeDue(NowMs()));
+}
+
 void GroupOffsetCommitter::Commit(const PartitionOffsets& next_offsets) {
   ServeResults(0);
   rd_kafka_poll(rk_, 0);  // serves client error events
-  Send(limiter_.Offer(next_offsets, NowMs()));
+  limiter_.Want(next_offsets);
+  SendDue();
 }
 
 void GroupOffsetCommitter::Poll() {
   ServeResults(0);
   rd_kafka_poll(rk_, 0);
-  Send(limiter_.TakeDue(NowMs()));
+  SendDue();
+}
+
+void GroupOffsetCommitter::AwaitOutstanding(int64_t deadline_ms) {
+  while (outstanding_ > 0) {
+    const int64_t left = deadline_ms - SteadyNowMs();
+    if (left <= 0) break;
+    ServeResults(static_cast<int>(std::min<int64_t>(left, 100)));
+  }
 }
 
 Status GroupOffsetCommitter::Flush() {
   const int64_t failed_before = commits_failed_;
-  int64_t wait = limiter_.MsUntilAllDue(NowMs());
-  if (wait > 0) std::this_thread::sleep_for(std::chrono::milliseconds(wait));
-  // The clock may be a test's: whatever is still pending is committed now.
-  PartitionOffsets due = limiter_.TakeDue(NowMs() + wait);
-  Send(due);
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(config_.flush_timeout_ms);
-  while (outstanding_ > 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                    deadline - std::chrono::steady_clock::now())
-                    .count();
-    if (left <= 0) break;
-    ServeResults(static_cast<int>(std::min<int64_t>(left, 100)));
+  const int64_t deadline_ms = SteadyNowMs() + config_.flush_timeout_ms;
+  AwaitOutstanding(deadline_ms);  // one commit in flight at a time
+  if (outstanding_ == 0) {
+    int64_t wait = limiter_.MsUntilAllDue(NowMs());
+    if (wait > 0) std::this_thread::sleep_for(std::chrono::milliseconds(wait));
+    // The clock may be a test's: whatever is still pending is committed now.
+    Send(limiter_.TakeDue(NowMs() + wait));
+    AwaitOutstanding(deadline_ms);
   }
   rd_kafka_poll(rk_, 0);
   if (outstanding_ > 0) {

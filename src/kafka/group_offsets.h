@@ -35,11 +35,15 @@ class CommitRateLimiter {
   explicit CommitRateLimiter(int64_t min_interval_ms = kEventHubsMinIntervalMs)
       : min_interval_ms_(min_interval_ms) {}
 
-  // Records `offsets` as the newest wanted and returns those to commit at `now_ms` (including
-  // older pending ones whose interval has passed); the returned ones count as committed now.
-  PartitionOffsets Offer(const PartitionOffsets& offsets, int64_t now_ms);
+  // Records `offsets` as the newest wanted (pending until taken).
+  void Want(const PartitionOffsets& offsets);
   // Pending offsets that may be committed at `now_ms` (counted as committed now).
-  PartitionOffsets TakeDue(int64_t now_ms) { return Offer({}, now_ms); }
+  PartitionOffsets TakeDue(int64_t now_ms);
+  // Want(offsets), then TakeDue(now_ms).
+  PartitionOffsets Offer(const PartitionOffsets& offsets, int64_t now_ms) {
+    Want(offsets);
+    return TakeDue(now_ms);
+  }
   // How long until every pending offset may be committed (0 when none is pending).
   int64_t MsUntilAllDue(int64_t now_ms) const;
   const PartitionOffsets& pending() const { return pending_; }
@@ -77,6 +81,9 @@ class GroupOffsetCommitter {
 
   // Starts an asynchronous commit of the offsets the rate limit allows now (the others wait
   // for a later Commit, Poll or Flush) and reports the results of earlier commits to `warn`.
+  // At most one commit is in flight: while one is, the offsets wait. (librdkafka may send two
+  // commits out of order when the first waits for the group coordinator, and the broker keeps
+  // the last one it received; an older run's offsets could otherwise win.)
   void Commit(const PartitionOffsets& next_offsets);
   // Commits pending offsets that became due; reports finished commits. Never blocks.
   void Poll();
@@ -96,6 +103,10 @@ class GroupOffsetCommitter {
   Status Init(const KafkaSourceOptions& options);
   int64_t NowMs() const;
   void Send(const PartitionOffsets& offsets);
+  // Sends the offsets that are due, unless a commit is in flight.
+  void SendDue();
+  // Serves commit results until none is in flight or `deadline_ms` (steady clock) passed.
+  void AwaitOutstanding(int64_t deadline_ms);
   // Handles finished commits, waiting up to `timeout_ms` for the first one. True if any was
   // handled.
   bool ServeResults(int timeout_ms);

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
 
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "base/testing.h"
@@ -147,7 +149,11 @@ TEST(GroupOffsetCommitterTest, FastCommitsAreHeldBackAndTheLastIsDeliveredOnDest
     committer->Commit({{kP0, 30}, {kP1, 15}});
     EXPECT_EQ(committer->commits_sent(), 1);  // the later two were within 250 ms
     now += 300;
-    committer->Poll();  // the pending ones became due
+    // The pending ones became due; they go out once the first commit's result is in.
+    for (int i = 0; i < 500 && committer->commits_sent() < 2; ++i) {
+      committer->Poll();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     EXPECT_EQ(committer->commits_sent(), 2);
     ASSERT_OK(committer->Flush());
     EXPECT_EQ(Committed(cluster.bootstraps(), "g2"), (PartitionOffsets{{kP0, 30}, {kP1, 15}}));
@@ -156,6 +162,29 @@ TEST(GroupOffsetCommitterTest, FastCommitsAreHeldBackAndTheLastIsDeliveredOnDest
     EXPECT_EQ(committer->commits_sent(), 2);
   }
   EXPECT_EQ(Committed(cluster.bootstraps(), "g2"), (PartitionOffsets{{kP0, 31}, {kP1, 15}}));
+}
+
+// librdkafka may reorder two commits in flight (the first waiting for the coordinator), and the
+// group keeps the last one the broker received: the committer sends the next commit only after
+// the previous one's result.
+TEST(GroupOffsetCommitterTest, OneCommitIsInFlightAtATime) {
+  MockCluster cluster;
+  ASSERT_OK_AND_ASSIGN(auto options, Options(cluster.bootstraps()));
+  rd_kafka_mock_broker_set_rtt(cluster.get(), -1, 300);  // every response is slow
+  int64_t now = 5000;
+  GroupOffsetCommitterConfig config;
+  config.now_ms = [&now] { return now; };
+  ASSERT_OK_AND_ASSIGN(auto committer, GroupOffsetCommitter::Open(options, "g3", nullptr, config));
+  committer->Commit({{kP0, 10}, {kP1, 10}});
+  EXPECT_EQ(committer->commits_sent(), 1);
+  now += 1000;  // the rate limit allows the next one; the first is still in flight
+  committer->Commit({{kP0, 20}, {kP1, 25}});
+  committer->Poll();
+  EXPECT_EQ(committer->commits_sent(), 1);
+  ASSERT_OK(committer->Flush());
+  EXPECT_EQ(committer->commits_sent(), 2);
+  rd_kafka_mock_broker_set_rtt(cluster.get(), -1, 0);
+  EXPECT_EQ(Committed(cluster.bootstraps(), "g3"), (PartitionOffsets{{kP0, 20}, {kP1, 25}}));
 }
 
 TEST(GroupOffsetCommitterTest, AFailedCommitIsAWarningNotAnError) {
