@@ -169,9 +169,12 @@ int64_t DecodeOrderedTime(std::string_view bytes) {
 
 Deduplicate::Deduplicate(DeduplicateOptions options, columnar::Schema schema,
                          std::unique_ptr<StateStore> store)
-    : options_(std::move(options)), schema_(std::move(schema)), store_(std::move(store)) {
+    : options_(std::move(options)),
+      schema_(std::move(schema)),
+      store_(std::move(store)),
+      fingerprints_(/*with_values=*/options_.mode == DeduplicateMode::kWithinWatermark) {
   if (options_.mode == DeduplicateMode::kWithinWatermark) {
-    index_by_time_ = true;
+    rows_by_time_ = true;
   } else if (options_.event_time_column >= 0) {
     for (size_t i = 0; i < options_.key_columns.size(); ++i) {
       if (options_.key_columns[i] == options_.event_time_column) {
@@ -235,7 +238,9 @@ Result<std::unique_ptr<Deduplicate>> Deduplicate::Open(fs::FileSystem* fs, std::
   }
   schema += ")";
   if (within) {
-    schema += " value=expiresAtMicros index=expiresAt";
+    // The layout before rows were keyed by time: upgraded on open (UpgradeState).
+    options.store.upgradable_schema = schema + " value=expiresAtMicros index=expiresAt";
+    schema += " rows=expiresAt+key";
   } else if (event_time_in_keys) {
     schema += " value=empty index=eventTime";
   } else {
@@ -246,8 +251,47 @@ Result<std::unique_ptr<Deduplicate>> Deduplicate::Open(fs::FileSystem* fs, std::
                         StateStore::Open(fs, std::move(state_dir), version, options.store));
   std::unique_ptr<Deduplicate> dedup(
       new Deduplicate(std::move(options), input_schema, std::move(store)));
+  WEIR_RETURN_NOT_OK(dedup->UpgradeState());
   WEIR_RETURN_NOT_OK(dedup->LoadFingerprints());
   return dedup;
+}
+
+Status Deduplicate::UpgradeState() {
+  if (store_->loaded_schema() == options_.store.schema) return Status::OK();
+  // Only within-watermark state has an earlier layout: rows r + key -> expiresAt with index
+  // entries i + time(expiresAt) + key. Each index entry becomes the row r + time(expiresAt) + key.
+  // The old rows go first: an old key's bytes may equal a new one's.
+  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<StateStore::Cursor> index,
+                        store_->Scan(StateStore::Keyspace::kIndex));
+  int64_t old_rows = 0;
+  {
+    WEIR_ASSIGN_OR_RETURN(std::unique_ptr<StateStore::Cursor> rows,
+                          store_->Scan(StateStore::Keyspace::kRows));
+    for (; rows->Valid(); rows->Next()) {
+      WEIR_RETURN_NOT_OK(
+          store_->Remove(rows->key(), StateStore::Keyspace::kRows, /*known_present=*/true));
+      ++old_rows;
+    }
+    WEIR_RETURN_NOT_OK(rows->status());
+  }
+  int64_t entries = 0;
+  for (; index->Valid(); index->Next()) {
+    if (index->key().size() <= kTimeBytes) {
+      return Status::Corruption("deduplication index entry of " + std::to_string(index->key().size()) +
+                                " bytes in " + store_->dir());
+    }
+    WEIR_RETURN_NOT_OK(store_->Remove(index->key(), StateStore::Keyspace::kIndex));
+    WEIR_RETURN_NOT_OK(
+        store_->Put(index->key(), {}, StateStore::Keyspace::kRows, /*known_absent=*/true));
+    ++entries;
+  }
+  WEIR_RETURN_NOT_OK(index->status());
+  if (entries != old_rows) {
+    return Status::Corruption("deduplication state in " + store_->dir() + " has " +
+                              std::to_string(old_rows) + " rows but " + std::to_string(entries) +
+                              " index entries; restore the checkpoint or start with a new one");
+  }
+  return Status::OK();
 }
 
 Status Deduplicate::LoadFingerprints() {
@@ -256,7 +300,17 @@ Status Deduplicate::LoadFingerprints() {
   WEIR_ASSIGN_OR_RETURN(std::unique_ptr<StateStore::Cursor> cursor,
                         store_->Scan(StateStore::Keyspace::kRows));
   for (; cursor->Valid(); cursor->Next()) {
-    fingerprints_.Insert(fingerprints_.Fingerprint(cursor->key()));
+    std::string_view key = cursor->key();
+    if (!rows_by_time_) {
+      fingerprints_.Insert(fingerprints_.Fingerprint(key));
+      continue;
+    }
+    if (key.size() <= kTimeBytes) {
+      return Status::Corruption("deduplication state row of " + std::to_string(key.size()) +
+                                " bytes in " + store_->dir());
+    }
+    fingerprints_.Insert(fingerprints_.Fingerprint(key.substr(kTimeBytes)),
+                         DecodeOrderedTime(key.substr(0, kTimeBytes)));
   }
   return cursor->status();
 }
@@ -305,7 +359,6 @@ Result<std::vector<int32_t>> Deduplicate::Process(const columnar::Batch& input,
     const TypeId type = input.columns[c].type_id();
     if (type == TypeId::kString || type == TypeId::kBinary) string_keys.push_back(&input.columns[c]);
   }
-  std::string value;
   for (int64_t begin = 0; begin < rows; begin += kBlockRows) {
     const int64_t end = std::min(rows, begin + kBlockRows);
     block_.clear();
@@ -353,28 +406,30 @@ Result<std::vector<int32_t>> Deduplicate::Process(const columnar::Batch& input,
       const std::string_view key = index_key.substr(kTimeBytes);
       r.fingerprint = fingerprints_.Fingerprint(key);
       fingerprints_.Prefetch(r.fingerprint);
-      store_->Prefetch(key, StateStore::Keyspace::kRows);  // index entries are only appended
+      // Index entries are only appended: only the row's slot is worth loading.
+      store_->Prefetch(rows_by_time_ ? index_key : key, StateStore::Keyspace::kRows);
       block_.push_back(r);
     }
     for (const BlockRow& r : block_) {
       const std::string_view index_key(block_keys_.data() + r.begin, r.end - r.begin);
       const std::string_view key = index_key.substr(kTimeBytes);
       // Most keys are new: their fingerprint is absent and the store is not asked.
-      if (fingerprints_.MayContain(r.fingerprint)) {
-        WEIR_ASSIGN_OR_RETURN(bool present, store_->Contains(key));
-        if (present) {
-          ++duplicates_dropped_;
-          continue;
+      WEIR_ASSIGN_OR_RETURN(bool present, Contains(r, index_key));
+      if (present) {
+        ++duplicates_dropped_;
+        continue;
+      }
+      if (rows_by_time_) {
+        WEIR_RETURN_NOT_OK(
+            store_->Put(index_key, {}, StateStore::Keyspace::kRows, /*known_absent=*/true));
+      } else {
+        WEIR_RETURN_NOT_OK(
+            store_->Put(key, {}, StateStore::Keyspace::kRows, /*known_absent=*/true));
+        if (r.indexed) {
+          WEIR_RETURN_NOT_OK(store_->Put(index_key, {}, StateStore::Keyspace::kIndex));
         }
       }
-      value.clear();
-      if (within) AppendFixed(r.evict_at, &value);
-      WEIR_RETURN_NOT_OK(
-          store_->Put(key, value, StateStore::Keyspace::kRows, /*known_absent=*/true));
-      if (r.indexed) {
-        WEIR_RETURN_NOT_OK(store_->Put(index_key, {}, StateStore::Keyspace::kIndex));
-      }
-      fingerprints_.Insert(r.fingerprint);
+      fingerprints_.Insert(r.fingerprint, r.evict_at);
       ++rows_updated_;
       keep.push_back(r.row);
     }
@@ -383,8 +438,36 @@ Result<std::vector<int32_t>> Deduplicate::Process(const columnar::Batch& input,
   return keep;
 }
 
+Result<bool> Deduplicate::Contains(const BlockRow& r, std::string_view index_key) {
+  const std::string_view key = index_key.substr(kTimeBytes);
+  if (!rows_by_time_) {
+    if (!fingerprints_.MayContain(r.fingerprint)) return false;
+    return store_->Contains(key);
+  }
+  // The row of an earlier occurrence is keyed by its own expiresAt, which the fingerprint's
+  // value gives (one per occurrence of the fingerprint: the key's, and rarely another key's).
+  Status error;
+  bool present = fingerprints_.AnyValue(r.fingerprint, [&](int64_t expires_at) {
+    std::string_view row_key = index_key;
+    if (expires_at != r.evict_at) {
+      probe_key_.clear();
+      AppendOrderedTime(expires_at, &probe_key_);
+      probe_key_.append(key);
+      row_key = probe_key_;
+    }
+    Result<bool> found = store_->Contains(row_key);
+    if (!found.ok()) {
+      error = found.status();
+      return true;
+    }
+    return *found;
+  });
+  WEIR_RETURN_NOT_OK(error);
+  return present;
+}
+
 Status Deduplicate::EvictExpired(int64_t eviction_watermark_ms) {
-  if (!index_by_time_) return Status::OK();
+  if (!index_by_time_ && !rows_by_time_) return Status::OK();
   auto start = std::chrono::steady_clock::now();
   const int64_t watermark_micros = MillisToMicros(eviction_watermark_ms);
   // Index entries are ordered by time: the expired ones (time <= watermark) are a prefix, of which
@@ -414,20 +497,30 @@ Status Deduplicate::EvictRange(int64_t from_micros, int64_t through_micros) {
     AppendOrderedTime(through_micros + 1, &upper);
     bound = upper;
   }
+  // Rows keyed by time are their own eviction order; otherwise the index is.
+  const StateStore::Keyspace keyspace =
+      rows_by_time_ ? StateStore::Keyspace::kRows : StateStore::Keyspace::kIndex;
   WEIR_ASSIGN_OR_RETURN(std::unique_ptr<StateStore::Cursor> cursor,
-                        store_->Scan(StateStore::Keyspace::kIndex, lower, bound));
+                        store_->Scan(keyspace, lower, bound));
   for (; cursor->Valid(); cursor->Next()) {
-    std::string_view index_key = cursor->key();
-    if (index_key.size() < 8) {
-      return Status::Corruption("deduplication index entry shorter than 8 bytes in " +
+    std::string_view time_key = cursor->key();
+    if (time_key.size() < kTimeBytes) {
+      return Status::Corruption("deduplication state entry shorter than 8 bytes in " +
                                 store_->dir());
     }
-    // Index and rows change together, so the index entry proves the row is there.
-    WEIR_RETURN_NOT_OK(store_->Remove(index_key.substr(8), StateStore::Keyspace::kRows,
-                                      /*known_present=*/true));
+    const std::string_view key = time_key.substr(kTimeBytes);
     // Leaves the filter only once the removal is committed (an aborted batch keeps the row).
-    evicted_fingerprints_.push_back(fingerprints_.Fingerprint(index_key.substr(8)));
-    WEIR_RETURN_NOT_OK(store_->Remove(index_key, StateStore::Keyspace::kIndex));
+    evicted_fingerprints_.push_back(
+        {fingerprints_.Fingerprint(key), DecodeOrderedTime(time_key.substr(0, kTimeBytes))});
+    if (rows_by_time_) {
+      WEIR_RETURN_NOT_OK(
+          store_->Remove(time_key, StateStore::Keyspace::kRows, /*known_present=*/true));
+    } else {
+      // Index and rows change together, so the index entry proves the row is there.
+      WEIR_RETURN_NOT_OK(
+          store_->Remove(key, StateStore::Keyspace::kRows, /*known_present=*/true));
+      WEIR_RETURN_NOT_OK(store_->Remove(time_key, StateStore::Keyspace::kIndex));
+    }
     ++rows_removed_;
   }
   return cursor->status();
@@ -436,7 +529,9 @@ Status Deduplicate::EvictRange(int64_t from_micros, int64_t through_micros) {
 Status Deduplicate::Commit(int64_t batch_id) {
   StateStoreMetrics before = store_->metrics();
   WEIR_RETURN_NOT_OK(store_->Commit(batch_id));
-  for (uint64_t f : evicted_fingerprints_) fingerprints_.EraseOne(f);
+  for (const auto& [fingerprint, evict_at] : evicted_fingerprints_) {
+    fingerprints_.EraseOne(fingerprint, evict_at);
+  }
   evicted_fingerprints_.clear();
   evicted_through_micros_ = std::max(evicted_through_micros_, evicting_through_micros_);
   if (stragglers_evicted_) has_stragglers_ = false;
@@ -466,6 +561,7 @@ Status Deduplicate::Commit(int64_t batch_id) {
 Status Deduplicate::Abort() {
   ResetBatchMetrics();
   WEIR_RETURN_NOT_OK(store_->Abort());
+  WEIR_RETURN_NOT_OK(UpgradeState());  // the store is back at a version of the earlier layout
   // The batch's inserts left fingerprints behind: start again from the store's keys.
   return LoadFingerprints();
 }

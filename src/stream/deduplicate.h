@@ -4,7 +4,8 @@
 // and state is evicted. State lives in a StateStore (docs/state-format.md). Per batch N:
 //   Process(rows, late-events watermark)*  →  EvictExpired(batch N's watermark)  →  Commit(N)
 // or Abort() to drop the batch's updates. An in-memory fingerprint of every state key (8 bytes at
-// most twice over) answers "certainly new" without a store lookup. Not thread-safe.
+// most twice over; within watermark 16, with the key's expiresAt) answers "certainly new" without
+// a store lookup. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -67,6 +69,10 @@ class Deduplicate {
   Result<std::vector<int32_t>> Process(const columnar::Batch& input,
                                        int64_t late_events_watermark_ms);
 
+  // A hint that up to `rows` rows are coming in this batch (e.g. the source's planned rows): makes
+  // room for their keys at once. No effect on the results.
+  void Reserve(int64_t rows) { fingerprints_.Reserve(fingerprints_.size() + rows); }
+
   // Removes state rows that expired at `eviction_watermark_ms` (batch N's own watermark,
   // offsets/N's batchWatermarkMs): dropDuplicates with the event-time column among the keys:
   // rows whose event time <= watermark; within watermark: rows whose expiresAt <= watermark.
@@ -99,6 +105,9 @@ class Deduplicate {
   Deduplicate(DeduplicateOptions options, columnar::Schema schema,
               std::unique_ptr<StateStore> store);
   void ResetBatchMetrics();
+  // Converts a within-watermark state of the earlier layout (rows key -> expiresAt plus an index
+  // by time) that Open or Abort loaded into the current one (rows by time; docs/state-format.md).
+  Status UpgradeState();
   // Rebuilds fingerprints_ from the store's rows.
   Status LoadFingerprints();
   // Removes the rows whose index entries have a time in [from_micros, through_micros].
@@ -109,9 +118,12 @@ class Deduplicate {
   std::unique_ptr<StateStore> store_;
   // A fingerprint of every key in the store (pending updates included): lookups of new keys,
   // the common case, never reach the store.
+  // Within watermark, each with its key's expiresAt, which completes the row's store key.
   FingerprintSet fingerprints_;
-  std::vector<uint64_t> evicted_fingerprints_;  // removed from fingerprints_ at Commit
-  bool index_by_time_ = false;                  // state rows have eviction-time index entries
+  // (fingerprint, expiresAt) of the rows evicted by the batch: removed from fingerprints_ at Commit.
+  std::vector<std::pair<uint64_t, int64_t>> evicted_fingerprints_;
+  bool index_by_time_ = false;  // dropDuplicates: rows have eviction-time index entries
+  bool rows_by_time_ = false;   // within watermark: rows are keyed by time(expiresAt) + key
   // Eviction bookkeeping. The index entries removed by earlier evictions stay in RocksDB as
   // tombstones until compaction, and an iterator walking over millions of them took most of a
   // batch once state was being evicted; so eviction scans only where live entries can be.
@@ -150,6 +162,10 @@ class Deduplicate {
   static constexpr size_t kTimeBytes = 8;
   std::vector<BlockRow> block_;
   std::string block_keys_;
+  std::string probe_key_;  // Contains: a row key with another occurrence's time
+
+  // Whether the state (pending updates included) holds r's key. `index_key` is r's bytes.
+  Result<bool> Contains(const BlockRow& r, std::string_view index_key);
 };
 
 // The key encoding of row `row` over `columns` (docs/state-format.md "Deduplication state"),

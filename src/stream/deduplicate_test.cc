@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <limits>
@@ -817,6 +818,93 @@ TEST_F(DeduplicateTest, ChangedKeysAreRefusedOnRestart) {
   ASSERT_OK(OpenAt(0, schema, by_id).status());
 }
 
+// Within-watermark state written in the earlier layout (rows key -> expiresAt, index entries
+// time(expiresAt) + key; docs/state-format.md) opens, is converted, and behaves as before: its
+// keys are duplicates until evicted, the next commit records the current layout, and an abort
+// returns to the old version and converts it again.
+class DeduplicateUpgradeTest : public DeduplicateTest {
+ protected:
+  static constexpr std::string_view kOldSchema =
+      "dedupeWithinWatermark keys=(STRING) value=expiresAtMicros index=expiresAt";
+
+  // Commits version 0 of the old layout: ids with their expiresAt (seconds); `extra_index_entry`
+  // adds an index entry without a row (a damaged state).
+  void WriteOldState(const std::vector<std::pair<std::string, int64_t>>& rows,
+                     bool extra_index_entry = false) {
+    StateStoreOptions store_options;
+    store_options.schema = std::string(kOldSchema);
+    auto store = StateStore::Open(&fs_, dir_, -1, store_options).ValueOrDie();
+    for (const auto& [id, expires_s] : rows) {
+      Batch b = Events({{id, 0}});
+      std::string key;
+      EncodeKey(b, 0, {0}, &key);
+      std::string value(8, '\0');
+      const int64_t expires_us = expires_s * kSecondUs;
+      std::memcpy(value.data(), &expires_us, 8);  // little-endian
+      ASSERT_OK(store->Put(key, value));
+      std::string index_key;
+      AppendOrderedTime(expires_us, &index_key);
+      index_key += key;
+      ASSERT_OK(store->Put(index_key, {}, StateStore::Keyspace::kIndex));
+    }
+    if (extra_index_entry) {
+      std::string index_key;
+      AppendOrderedTime(5 * kSecondUs, &index_key);
+      index_key += "\x01\x01z";
+      ASSERT_OK(store->Put(index_key, {}, StateStore::Keyspace::kIndex));
+    }
+    ASSERT_OK(store->Commit(0));
+  }
+};
+
+TEST_F(DeduplicateUpgradeTest, EarlierWithinWatermarkLayoutIsConverted) {
+  WriteOldState({{"a", 20}, {"b", 30}, {"c", 40}});
+  const columnar::Schema schema = Ddl("id STRING, ts TIMESTAMP");
+  DeduplicateOptions options = WithinWatermarkOnId(10 * kSecondMs);
+  ASSERT_OK_AND_ASSIGN(auto op, OpenAt(0, schema, options));
+  EXPECT_EQ(op->store().metrics().num_rows_total, 3);
+  EXPECT_EQ(op->store().loaded_schema(), kOldSchema);
+  // The old keys are duplicates whatever the new row's time; "d" is new.
+  ASSERT_OK_AND_ASSIGN(auto keep, op->Process(Events({{"a", 15}, {"b", 12}, {"d", 15}}), 0));
+  EXPECT_EQ(keep, Keep({2}));
+  // Aborted: back at the old version, converted again.
+  ASSERT_OK(op->Abort());
+  EXPECT_EQ(op->store().metrics().num_rows_total, 3);
+  ASSERT_OK_AND_ASSIGN(keep, op->Process(Events({{"c", 15}, {"d", 35}, {"d", 36}}), 0));
+  EXPECT_EQ(keep, Keep({1}));
+  // The watermark at 30 s evicts "a" (20) and "b" (30), kept in the old layout's rows.
+  ASSERT_OK(op->EvictExpired(30 * kSecondMs));
+  ASSERT_OK(op->Commit(1));
+  EXPECT_EQ(op->progress().num_rows_removed, 2);
+  EXPECT_EQ(op->progress().num_rows_total, 2);  // c, d
+  EXPECT_EQ(op->store().loaded_schema(), "dedupeWithinWatermark keys=(STRING) rows=expiresAt+key");
+  // Version 1 holds the new layout alone: rows by time, no index entries.
+  op.reset();
+  {
+    StateStoreOptions store_options;
+    store_options.schema = "dedupeWithinWatermark keys=(STRING) rows=expiresAt+key";
+    ASSERT_OK_AND_ASSIGN(auto store, StateStore::Open(&fs_, dir_, 1, store_options));
+    ASSERT_OK_AND_ASSIGN(auto index, store->Scan(StateStore::Keyspace::kIndex));
+    EXPECT_FALSE(index->Valid());
+    ASSERT_OK_AND_ASSIGN(auto rows, store->Scan(StateStore::Keyspace::kRows));
+    std::vector<int64_t> times;
+    for (; rows->Valid(); rows->Next()) times.push_back(DecodeOrderedTime(rows->key()));
+    EXPECT_EQ(times, (std::vector<int64_t>{40 * kSecondUs, 45 * kSecondUs}));  // c, d
+  }
+  ASSERT_OK_AND_ASSIGN(op, OpenAt(1, schema, options));
+  ASSERT_OK_AND_ASSIGN(keep, op->Process(Events({{"a", 40}, {"b", 40}, {"c", 40}, {"d", 40}}),
+                                         30 * kSecondMs));
+  EXPECT_EQ(keep, Keep({0, 1}));
+}
+
+TEST_F(DeduplicateUpgradeTest, EarlierLayoutWithRowsAndIndexDisagreeingIsCorruption) {
+  WriteOldState({{"a", 20}}, /*extra_index_entry=*/true);
+  auto op = OpenAt(0, Ddl("id STRING, ts TIMESTAMP"), WithinWatermarkOnId(10 * kSecondMs));
+  ASSERT_STATUS_CODE(kCorruption, op);
+  EXPECT_NE(op.status().message().find("1 rows but 2 index entries"), std::string::npos)
+      << op.status().ToString();
+}
+
 // ---- Scale: 1M rows, 10% duplicates; memory stays bounded by RocksDB's budget.
 
 // Sanitizer builds (CI) run a fifth of the rows: they are ~10x slower.
@@ -844,6 +932,7 @@ TEST_F(DeduplicateTest, MillionRowsStayWithinTheMemoryBudget) {
   double process_seconds = 0;
   double process_cpu_seconds = 0;  // of the whole process, RocksDB's background threads included
   int64_t max_memory = 0;
+  int64_t max_store_memory = 0;
   for (int64_t start = 0, batch_id = 0; start < kRows; start += kBatchRows, ++batch_id) {
     Batch b(Ddl("id STRING, ts TIMESTAMP"));
     b.columns[0].Reserve(kBatchRows);
@@ -863,13 +952,17 @@ TEST_F(DeduplicateTest, MillionRowsStayWithinTheMemoryBudget) {
     ASSERT_OK(op->EvictExpired(0));
     ASSERT_OK(op->Commit(batch_id));
     max_memory = std::max(max_memory, op->progress().memory_used_bytes);
+    max_store_memory = std::max(max_store_memory, op->store().metrics().memory_used_bytes);
   }
   EXPECT_EQ(kept, next_id);
   EXPECT_EQ(kept, kUnique);
   EXPECT_EQ(op->progress().num_rows_total, kUnique);
-  // Block cache 8 MiB + at most two 4 MiB memtables + table readers: far below the state's size.
-  EXPECT_LT(max_memory, int64_t{40} << 20);
-  EXPECT_GT(op->progress().custom_metrics.at("rocksdbSstFileSize"), kRows * 10);
+  // The store: block cache 8 MiB + at most two 4 MiB memtables + table readers + pending
+  // updates: not growing with the state. The fingerprints with their expiresAt: 16 bytes a slot,
+  // 2^21 slots for 900,000 keys (32 MiB).
+  EXPECT_LT(max_store_memory, int64_t{16} << 20);
+  EXPECT_LT(max_memory, int64_t{52} << 20);
+  EXPECT_GT(op->progress().custom_metrics.at("rocksdbSstFileSize"), kRows * 5);
   std::printf(
       "[ dedup   ] %lld rows in %.2f s of Process (%.2f s CPU): %.0f rows/s (%.0f per CPU "
       "second); max memory %.1f MiB; SST %.1f MiB\n",

@@ -61,7 +61,7 @@ void FreeHugePages(void* memory, size_t bytes) {
   munmap(memory, (bytes + kHugePage - 1) / kHugePage * kHugePage);
 }
 
-FingerprintSet::FingerprintSet() {
+FingerprintSet::FingerprintSet(bool with_values) : with_values_(with_values) {
   std::random_device random;
   seed_ = (uint64_t{random()} << 32) ^ random();
   Clear();
@@ -104,21 +104,22 @@ bool FingerprintSet::MayContain(uint64_t fingerprint) const {
   }
 }
 
-void FingerprintSet::Insert(uint64_t fingerprint) {
+void FingerprintSet::Insert(uint64_t fingerprint, int64_t value) {
   if (static_cast<size_t>(size_ + 1) * 2 > slots_.size()) Grow();
   const size_t mask = slots_.size() - 1;
   size_t i = SlotOf(fingerprint);
   while (slots_[i] != 0) i = (i + 1) & mask;
   slots_[i] = fingerprint;
+  if (with_values_) values_[i] = value;
   ++size_;
 }
 
-bool FingerprintSet::EraseOne(uint64_t fingerprint) {
+bool FingerprintSet::EraseOne(uint64_t fingerprint, int64_t value) {
   const size_t mask = slots_.size() - 1;
   size_t i = SlotOf(fingerprint);
   for (;; i = (i + 1) & mask) {
     if (slots_[i] == 0) return false;
-    if (slots_[i] == fingerprint) break;
+    if (slots_[i] == fingerprint && (!with_values_ || values_[i] == value)) break;
   }
   // Backward-shift deletion: move later entries of the probe run into the hole when their home
   // slot does not lie (cyclically) between the hole and them.
@@ -128,6 +129,7 @@ bool FingerprintSet::EraseOne(uint64_t fingerprint) {
     bool between = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
     if (!between) {
       slots_[hole] = slots_[j];
+      if (with_values_) values_[hole] = values_[j];
       hole = j;
     }
   }
@@ -138,32 +140,44 @@ bool FingerprintSet::EraseOne(uint64_t fingerprint) {
 
 void FingerprintSet::Clear() {
   slots_.assign(kInitialSlots, 0);
+  if (with_values_) values_.assign(kInitialSlots, 0);
   shift_ = 64 - std::countr_zero(kInitialSlots);
   size_ = 0;
 }
 
-void FingerprintSet::Grow() {
+void FingerprintSet::Reserve(int64_t entries) {
+  int doublings = 0;
+  while (static_cast<size_t>(entries + 1) * 2 > (slots_.size() << doublings)) ++doublings;
+  if (doublings > 0) Grow(doublings);
+}
+
+void FingerprintSet::Grow(int doublings) {
   std::vector<uint64_t, HugePageAllocator<uint64_t>> old;
+  std::vector<int64_t, HugePageAllocator<int64_t>> old_values;
   old.swap(slots_);
-  slots_.assign(old.size() * 2, 0);
-  --shift_;
+  old_values.swap(values_);
+  slots_.assign(old.size() << doublings, 0);
+  if (with_values_) values_.assign(slots_.size(), 0);
+  shift_ -= doublings;
   const size_t mask = slots_.size() - 1;
   // The old table is read in order; the slot of the fingerprint kAhead entries further on is
   // prefetched, so the new table's random writes overlap instead of waiting one by one.
   constexpr size_t kAhead = 16;
-  uint64_t ahead[kAhead];  // a ring of the last kAhead fingerprints read, not yet placed
-  size_t count = 0;        // fingerprints read
-  auto place = [&](uint64_t f) {
+  size_t ahead[kAhead];  // a ring of the old slots of the last kAhead entries read, not yet placed
+  size_t count = 0;      // entries read
+  auto place = [&](size_t from) {
+    const uint64_t f = old[from];
     size_t i = SlotOf(f);
     while (slots_[i] != 0) i = (i + 1) & mask;
     slots_[i] = f;
+    if (with_values_) values_[i] = old_values[from];
   };
-  for (uint64_t f : old) {
-    if (f == 0) continue;
-    __builtin_prefetch(&slots_[SlotOf(f)]);
-    uint64_t& entry = ahead[count % kAhead];
+  for (size_t from = 0; from < old.size(); ++from) {
+    if (old[from] == 0) continue;
+    __builtin_prefetch(&slots_[SlotOf(old[from])]);
+    size_t& entry = ahead[count % kAhead];
     if (count >= kAhead) place(entry);
-    entry = f;
+    entry = from;
     ++count;
   }
   for (size_t j = count > kAhead ? count - kAhead : 0; j < count; ++j) place(ahead[j % kAhead]);

@@ -1,6 +1,8 @@
 #include "stream/fingerprint_set.h"
 
 #include <map>
+#include <set>
+#include <utility>
 #include <random>
 #include <string>
 
@@ -85,6 +87,55 @@ TEST(FingerprintSetTest, MatchesAMultisetModel) {
       ASSERT_EQ(set.size(), total);
     }
   }
+}
+
+// With values: each occurrence keeps its own value through growth and backward-shift deletions,
+// EraseOne removes an occurrence with the given value only, and AnyValue sees every occurrence's
+// value (checked against a model of (fingerprint, value) pairs).
+TEST(FingerprintSetTest, ValuesFollowTheirOccurrences) {
+  FingerprintSet set(/*with_values=*/true);
+  ASSERT_TRUE(set.with_values());
+  std::map<std::pair<uint64_t, int64_t>, int> model;
+  std::mt19937_64 random(11);
+  for (int step = 0; step < 200000; ++step) {
+    uint64_t f = (random() % 2000 + 1) << (random() % 2 == 0 ? 0 : 40);
+    int64_t value = static_cast<int64_t>(random() % 3) - 1;  // -1, 0 or 1: shared values too
+    if (random() % 3 != 0) {
+      set.Insert(f, value);
+      ++model[{f, value}];
+    } else {
+      bool had = model[{f, value}] > 0;
+      ASSERT_EQ(set.EraseOne(f, value), had) << "step " << step;
+      if (had) --model[{f, value}];
+    }
+    if (step % 991 == 0) {
+      int64_t total = 0;
+      std::map<uint64_t, std::multiset<int64_t>> by_fingerprint;
+      for (const auto& [entry, count] : model) {
+        total += count;
+        for (int i = 0; i < count; ++i) by_fingerprint[entry.first].insert(entry.second);
+      }
+      ASSERT_EQ(set.size(), total);
+      for (const auto& [fingerprint, values] : by_fingerprint) {
+        std::multiset<int64_t> seen;
+        EXPECT_FALSE(set.AnyValue(fingerprint, [&](int64_t v) {
+          seen.insert(v);
+          return false;
+        }));
+        ASSERT_EQ(seen, values) << "fingerprint " << fingerprint << " step " << step;
+        if (!values.empty()) {
+          const int64_t wanted = *values.rbegin();
+          EXPECT_TRUE(set.AnyValue(fingerprint, [&](int64_t v) { return v == wanted; }));
+        }
+      }
+    }
+  }
+  // A set without values reports 0 for every occurrence and erases by fingerprint alone.
+  FingerprintSet plain;
+  plain.Insert(5, 42);
+  EXPECT_TRUE(plain.AnyValue(5, [](int64_t v) { return v == 0; }));
+  EXPECT_TRUE(plain.EraseOne(5, 7));
+  EXPECT_FALSE(plain.MayContain(5));
 }
 
 // Tables of 2 MiB and more are mapped on huge-page boundaries; smaller ones come from the heap.

@@ -329,6 +329,7 @@ Status StateStore::Load(int64_t version) {
   if (version < 0) {
     WEIR_RETURN_NOT_OK(OpenWorkingDb(/*create=*/true));
     num_rows_ = 0;
+    loaded_schema_ = options_.schema;
   } else {
     if (remote_fs_ != nullptr) WEIR_RETURN_NOT_OK(FetchVersion(version));
     std::string vdir = fs::JoinPath(dir_, std::to_string(version));
@@ -355,7 +356,8 @@ Status StateStore::Load(int64_t version) {
                                 std::to_string(marker.version) + ", not " +
                                 std::to_string(version) + ": the folder was renamed or copied");
     }
-    if (marker.schema != options_.schema) {
+    if (marker.schema != options_.schema &&
+        (options_.upgradable_schema.empty() || marker.schema != options_.upgradable_schema)) {
       return Status::InvalidArgument(
           "The stateful operator in " + dir_ + " changed: its state holds [" + marker.schema +
           "] but the query now needs [" + options_.schema +
@@ -376,6 +378,7 @@ Status StateStore::Load(int64_t version) {
                                 ". Restore the folder or start the query with a new checkpoint");
     }
     num_rows_ = marker.num_rows;
+    loaded_schema_ = marker.schema;
   }
   version_ = version;
   ResetCounters();
@@ -691,6 +694,7 @@ Status StateStore::Commit(int64_t new_version) {
     WEIR_RETURN_NOT_OK(ApplyRetention(fs_, dir_, new_version, options_.versions_to_retain));
   }
   version_ = new_version;
+  loaded_schema_ = options_.schema;
   counters_.commit_time_ms = ElapsedMs(start);
   ResetCounters();
   return Status::OK();

@@ -43,12 +43,15 @@ struct StateStoreOptions {
   // Updates are kept in memory (and answered from there) until they hold this many bytes of keys
   // and values, then written to the working database as one sorted SST file. A buffer takes about
   // three times its bytes (its entries and hash table: ~56 bytes an update besides the bytes), and
-  // two are alive while one is written; 8 MiB rather than 16: silver's 2M-row backfill ran ~3%
-  // faster in ~75 MiB less memory (median of 6).
+  // two are alive while one is written; 8 MiB rather than 16: silver's 2M-row backfill ran ~5%
+  // faster in ~90 MiB less memory.
   size_t pending_bytes = size_t{8} << 20;
   // What the operator stores (key and value layout), recorded with every version. Opening a version
-  // recorded with a different schema fails with InvalidArgument.
+  // recorded with a different schema fails with InvalidArgument, except with `upgradable_schema`
+  // (when not empty): an earlier layout the operator converts after Open (loaded_schema() says
+  // which one was loaded); the next Commit records `schema`.
   std::string schema;
+  std::string upgradable_schema;
   // The state is remote when the store's `dir` is a URL ("scheme://...") or this is set: RocksDB
   // then works in this local folder (empty: $TMPDIR/weir-state-cache/<hash of dir>), and the
   // store's `fs` only receives the committed versions' files.
@@ -122,6 +125,9 @@ class StateStore {
   const std::string& local_dir() const { return dir_; }
   // The version loaded or last committed (-1: none yet).
   int64_t version() const { return version_; }
+  // The schema recorded with the loaded version: options.schema, or options.upgradable_schema
+  // until the next Commit. options.schema for an empty store.
+  const std::string& loaded_schema() const { return loaded_schema_; }
 
   Result<std::optional<std::string>> Get(std::string_view key, Keyspace keyspace = Keyspace::kRows);
   Result<bool> Contains(std::string_view key, Keyspace keyspace = Keyspace::kRows);
@@ -204,6 +210,7 @@ class StateStore {
   std::string remote_dir_;
   StateStoreOptions options_;
   int64_t version_ = -1;
+  std::string loaded_schema_;
   int64_t num_rows_ = 0;
   StateStoreMetrics counters_;
   std::shared_ptr<rocksdb::Cache> block_cache_;

@@ -354,6 +354,7 @@ class StreamingQuery::Impl {
         dedup_version_ = batch_id - 1;
       }
       Deduplicate* dedup = dedup_.get();
+      if (dedup) dedup->Reserve(source_->PlannedRows());
       // Reading (fetching records, laying them out as columns) and the transform run a few
       // chunks ahead of dedup and encoding, on their own thread; the transform is only ever
       // applied there, one chunk at a time.
