@@ -395,30 +395,24 @@ Result<int64_t> CleanUpExpiredLogs(const Snapshot& snapshot, int64_t now_ms) {
   // Only a file that has not expired yet can make a later cleanup delete something: a commit
   // reaching the cutoff past a newer checkpoint, or a temporary.
   if (auto next = CleanedLogs().Get(log_dir); next && *next > cutoff) return 0;
-  WEIR_ASSIGN_OR_RETURN(auto files, ListLogFiles(fs, log_dir));
-  auto listed = fs->List(log_dir);
+  // One listing serves the log files and the temporaries a crash left behind.
+  WEIR_ASSIGN_OR_RETURN(std::vector<fs::FileInfo> listed, fs->List(log_dir));
+  const std::vector<LogFile> files = LogFilesOfListing(listed);
   int64_t next_expiring = std::numeric_limits<int64_t>::max();
   for (const LogFile& f : files) {
     if (f.mtime_ms > cutoff) next_expiring = std::min(next_expiring, f.mtime_ms);
   }
-  if (listed.ok()) {
-    for (const fs::FileInfo& info : *listed) {
-      if (!info.is_dir && fs::IsTempFileName(info.path) && info.mtime_ms > cutoff) {
-        next_expiring = std::min(next_expiring, info.mtime_ms);
-      }
-    }
-    if (next_expiring != std::numeric_limits<int64_t>::max()) {
-      CleanedLogs().Set(log_dir, next_expiring);
+  int64_t deleted = 0;
+  for (const fs::FileInfo& info : listed) {
+    if (info.is_dir || !fs::IsTempFileName(info.path)) continue;
+    if (info.mtime_ms > cutoff) {
+      next_expiring = std::min(next_expiring, info.mtime_ms);
+    } else if (fs->Delete(info.path).ok()) {  // older than the retention
+      ++deleted;
     }
   }
-  int64_t deleted = 0;
-  // Temporaries a crash left behind, once they are older than the retention.
-  if (listed.ok()) {
-    for (const fs::FileInfo& info : *listed) {
-      if (!info.is_dir && fs::IsTempFileName(info.path) && info.mtime_ms <= cutoff) {
-        if (fs->Delete(info.path).ok()) ++deleted;
-      }
-    }
+  if (next_expiring != std::numeric_limits<int64_t>::max()) {
+    CleanedLogs().Set(log_dir, next_expiring);
   }
   std::optional<int64_t> cutoff_commit;
   for (const LogFile& f : files) {

@@ -22,8 +22,12 @@ Result<std::vector<LogFile>> ListLogFilesFrom(fs::FileSystem* fs, const std::str
     }
     return listed.status();
   }
+  return LogFilesOfListing(*listed);
+}
+
+std::vector<LogFile> LogFilesOfListing(const std::vector<fs::FileInfo>& listed) {
   std::vector<LogFile> files;
-  for (const fs::FileInfo& info : *listed) {
+  for (const fs::FileInfo& info : listed) {
     if (info.is_dir) continue;
     std::string name = fs::BaseName(info.path);
     auto parsed = ParseLogFileName(name);

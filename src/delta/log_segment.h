@@ -41,6 +41,8 @@ struct LogSegment {
 // Every recognised file of `log_dir`, sorted by version (then name). NotFound naming the table
 // when the directory does not exist.
 Result<std::vector<LogFile>> ListLogFiles(fs::FileSystem* fs, const std::string& log_dir);
+// The recognised log files of a directory listing, sorted as ListLogFiles sorts them.
+std::vector<LogFile> LogFilesOfListing(const std::vector<fs::FileInfo>& listed);
 // The same without the files named by a version before `from_version` (their names sort before
 // its zero-padded number): reading a long log's new commits does not stat every old one. A log
 // compaction file A.B.compacted.json with A < from_version is left out too, so the listing
