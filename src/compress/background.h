@@ -2,10 +2,11 @@
 // writer encodes its next page while the previous one is being compressed (encoding and
 // compression overlap on two cores; the Parquet writer is the user).
 //
-// Submit() hands over a buffer and returns at once with a ticket; Wait() blocks until that
-// ticket's buffer is compressed and returns the result. Jobs run in submission order, from any
-// number of submitting threads. Callers bound their own backlog (the Parquet writer keeps at most
-// a few pages of each column in flight).
+// Submit() hands over a buffer and returns at once with a ticket; Wait() returns the result once
+// that ticket's buffer is compressed. The background thread takes jobs in submission order, from
+// any number of submitting threads; a thread in Wait() compresses queued jobs itself (its own
+// first) rather than sleep while they wait. Callers bound their own backlog (the Parquet writer
+// keeps at most a few pages of each column in flight).
 #pragma once
 
 #include <memory>
@@ -36,7 +37,8 @@ class BackgroundCompressor {
 
   // Queues `job` (its codec, level, input and begin set). The job must stay alive until Wait().
   void Submit(std::shared_ptr<Job> job);
-  // Blocks until `job` is done; returns its status (output holds the compressed bytes when OK).
+  // Returns once `job` is done, having compressed queued jobs meanwhile; returns its status
+  // (output holds the compressed bytes when OK).
   Status Wait(Job& job);
 
  private:
