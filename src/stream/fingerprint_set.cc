@@ -34,8 +34,12 @@ constexpr uint64_t kP3 = 0x589965cc75374cc3ull;
 
 }  // namespace
 
-void* AllocateHugePages(size_t bytes) {
-  if (bytes < kHugePage) return ::operator new(bytes);
+void* AllocateHugePages(size_t bytes, bool zeroed) {
+  if (bytes < kHugePage) {
+    void* memory = ::operator new(bytes);
+    if (zeroed) std::memset(memory, 0, bytes);
+    return memory;
+  }
   const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
   // Maps one huge page more than needed, then unmaps the unaligned head and the rest of the tail.
   void* mapped = mmap(nullptr, rounded + kHugePage, PROT_READ | PROT_WRITE,
@@ -139,8 +143,8 @@ bool FingerprintSet::EraseOne(uint64_t fingerprint, int64_t value) {
 }
 
 void FingerprintSet::Clear() {
-  slots_.assign(kInitialSlots, 0);
-  if (with_values_) values_.assign(kInitialSlots, 0);
+  slots_ = ZeroedArray<uint64_t>(kInitialSlots);
+  values_ = with_values_ ? ZeroedArray<int64_t>(kInitialSlots) : ZeroedArray<int64_t>();
   shift_ = 64 - std::countr_zero(kInitialSlots);
   size_ = 0;
 }
@@ -152,12 +156,12 @@ void FingerprintSet::Reserve(int64_t entries) {
 }
 
 void FingerprintSet::Grow(int doublings) {
-  std::vector<uint64_t, HugePageAllocator<uint64_t>> old;
-  std::vector<int64_t, HugePageAllocator<int64_t>> old_values;
+  ZeroedArray<uint64_t> old;
+  ZeroedArray<int64_t> old_values;
   old.swap(slots_);
   old_values.swap(values_);
-  slots_.assign(old.size() << doublings, 0);
-  if (with_values_) values_.assign(slots_.size(), 0);
+  slots_ = ZeroedArray<uint64_t>(old.size() << doublings);
+  if (with_values_) values_ = ZeroedArray<int64_t>(slots_.size());
   shift_ -= doublings;
   const size_t mask = slots_.size() - 1;
   // The old table is read in order; the slot of the fingerprint kAhead entries further on is

@@ -152,10 +152,27 @@ TEST(HugePagesTest, AllocationsAreAlignedAndUsable) {
     EXPECT_EQ(memory[0] + memory[bytes - 1], 3);
     FreeHugePages(memory, bytes);
   }
-  std::vector<uint64_t, HugePageAllocator<uint64_t>> table(size_t{1} << 20, 7);
-  EXPECT_EQ(table[(size_t{1} << 20) - 1], 7u);
-  table.assign(size_t{1} << 21, 0);
-  EXPECT_EQ(table.back(), 0u);
+}
+
+// A ZeroedArray reads as zeros at every size (mapped or from the heap, whose memory is reused),
+// and again after Clear; moving hands the memory over.
+TEST(HugePagesTest, ZeroedArraysStartAndClearToZero) {
+  for (size_t size : {size_t{1}, size_t{1000}, (size_t{1} << 18) - 1, size_t{1} << 18,
+                      (size_t{1} << 19) + 3}) {
+    for (int round = 0; round < 2; ++round) {  // the heap's reused blocks too
+      ZeroedArray<uint64_t> table(size);
+      ASSERT_EQ(table.size(), size);
+      for (size_t i = 0; i < size; i += 4097) EXPECT_EQ(table[i], 0u) << size << " " << i;
+      EXPECT_EQ(table[size - 1], 0u) << size;
+      for (size_t i = 0; i < size; ++i) table[i] = i + 1;
+      table.Clear();
+      EXPECT_EQ(table[0] + table[size / 2] + table[size - 1], 0u) << size;
+      table[size - 1] = 9;
+      ZeroedArray<uint64_t> moved(std::move(table));
+      EXPECT_TRUE(table.empty());
+      EXPECT_EQ(moved[size - 1], 9u);
+    }
+  }
 }
 
 }  // namespace

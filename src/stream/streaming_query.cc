@@ -354,7 +354,6 @@ class StreamingQuery::Impl {
         dedup_version_ = batch_id - 1;
       }
       Deduplicate* dedup = dedup_.get();
-      if (dedup) dedup->Reserve(source_->PlannedRows());
       // Reading (fetching records, laying them out as columns) and the transform run a few
       // chunks ahead of dedup and encoding, on their own thread; the transform is only ever
       // applied there, one chunk at a time.
@@ -374,6 +373,9 @@ class StreamingQuery::Impl {
             return std::optional<Chunk>(std::move(chunk));
           },
           source_->prefetch_depth());
+      // Room in the dedup table for the batch's keys (a larger table and a rehash of the keys so
+      // far, when the batch is a backfill) is made while the first chunk is read, not before.
+      if (dedup) dedup->Reserve(source_->PlannedRows());
       // Encoding the rows into the tables' files runs behind dedup, on a third thread.
       WriteBehind writes(/*depth=*/2);
       auto fail = [&](Status st) {
@@ -559,15 +561,12 @@ Result<std::unique_ptr<StreamingQuery>> StreamingQuery::Open(fs::FileSystem* fs,
 
 Status StreamingQuery::Run() {
   if (closed_) return Status::InvalidArgument("the query of " + id() + " is closed");
-  Status st = impl_->Run(&stop_, &batches_run_, &rows_written_);
-  malloc_trim(0);  // the next flow of the pipeline starts from what this one left
-  return st;
+  return impl_->Run(&stop_, &batches_run_, &rows_written_);
 }
 
 void StreamingQuery::Close() {
   closed_ = true;
   impl_->Close();
-  malloc_trim(0);
 }
 
 const std::string& StreamingQuery::id() const { return impl_->id(); }

@@ -66,7 +66,7 @@ uint64_t HashKey(std::string_view key) {
 }  // namespace
 
 UpdateBuffer::UpdateBuffer(Lookup lookup, HashFunction hash)
-    : lookup_(lookup), hash_(hash), slots_(kInitialSlots, 0) {}
+    : lookup_(lookup), hash_(hash), slots_(kInitialSlots) {}
 
 uint64_t UpdateBuffer::Hash(std::string_view key) const {
   return hash_ == nullptr ? HashKey(key) : hash_(key);
@@ -206,7 +206,7 @@ std::vector<const UpdateBuffer::Update*> UpdateBuffer::Sorted() const {
 
 void UpdateBuffer::Clear() {
   updates_.clear();
-  std::fill(slots_.begin(), slots_.end(), 0);
+  slots_.Clear();
   chunk_ = 0;
   chunk_used_ = 0;
   data_bytes_ = 0;
@@ -218,7 +218,7 @@ void UpdateBuffer::Reserve(size_t updates) {
   if (updates_.empty()) {
     size_t slots = slots_.size();
     while ((updates + 1) * 2 > slots) slots *= 2;
-    slots_.assign(slots, 0);
+    slots_ = ZeroedArray<uint64_t>(slots);
     return;
   }
   while ((updates + 1) * 2 > slots_.size()) Grow();
@@ -227,7 +227,7 @@ void UpdateBuffer::Reserve(size_t updates) {
 void UpdateBuffer::Release() {
   Clear();
   std::vector<Update>().swap(updates_);
-  decltype(slots_)(kInitialSlots, 0).swap(slots_);
+  slots_ = ZeroedArray<uint64_t>(kInitialSlots);
   if (chunks_.size() > 1) chunks_.resize(1);
   if (!chunks_.empty() && chunks_[0].size() > kChunkBytes) chunks_.clear();
 }
@@ -237,7 +237,7 @@ void UpdateBuffer::Grow() {
   // the key kGrowAhead places ahead, so the table's random writes overlap. The table is kept
   // across Clear, so a buffer filled again and again grows only the first time.
   constexpr size_t kGrowAhead = 16;
-  slots_.assign(slots_.size() * 2, 0);
+  slots_ = ZeroedArray<uint64_t>(slots_.size() * 2);
   const size_t mask = slots_.size() - 1;
   const size_t n = updates_.size();
   uint64_t ahead[kGrowAhead];
@@ -261,7 +261,7 @@ void UpdateBuffer::Grow() {
 size_t UpdateBuffer::memory_bytes() const {
   size_t chunks = 0;
   for (const auto& c : chunks_) chunks += c.size();
-  return chunks + updates_.capacity() * sizeof(Update) + slots_.capacity() * sizeof(uint64_t);
+  return chunks + updates_.capacity() * sizeof(Update) + slots_.size() * sizeof(uint64_t);
 }
 
 }  // namespace weir::stream

@@ -74,7 +74,7 @@ class UpdateBuffer {
   // A slot: the high 32 bits of the key's hash (its tag) above the update's index + 1; 0: empty.
   // The home slot comes from the hash's low bits, so the tag tells keys of one probe run apart
   // without reading their bytes.
-  std::vector<uint64_t, HugePageAllocator<uint64_t>> slots_;
+  ZeroedArray<uint64_t> slots_;
   std::vector<std::vector<char>> chunks_;
   size_t chunk_ = 0;  // the chunk being filled
   size_t chunk_used_ = 0;
