@@ -130,8 +130,9 @@ class StreamingQuery {
   Status Run();
   void RequestStop() { stop_.store(true); }
   // Frees what the query holds (the source's client and fetched records, the tables, the state
-  // store) once it will not run again: availableNow's next flow starts without them. Run() fails
-  // afterwards; id(), batches_run() and rows_written() stay.
+  // store) once it will not run again: availableNow's next flow starts without them (the caller
+  // may then hand the freed pages back, malloc_trim). Run() fails afterwards; id(),
+  // batches_run() and rows_written() stay.
   void Close();
 
   const std::string& id() const;
