@@ -69,6 +69,10 @@ class FlowSource {
   virtual void Report(const std::string& end_json, SourceProgress* progress) const = 0;
   // The batch ending at `end_json` is committed: it becomes the start.
   virtual Status Advance(const std::string& end_json) = 0;
+  // Whether the engine may Advance() to a batch's end before the batch commits, to plan and read
+  // the next batch meanwhile (moving the start back if the commit fails): true when Advance has
+  // no effect outside the source.
+  virtual bool CanPlanAhead() const { return false; }
   // The current start as JSON (what offsets/N-1 holds), or "null".
   virtual std::string StartJson() const = 0;
 };

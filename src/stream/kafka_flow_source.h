@@ -55,6 +55,9 @@ class KafkaFlowSource : public FlowSource {
       const std::string& end_json) const override;
   void Report(const std::string& end_json, SourceProgress* progress) const override;
   Status Advance(const std::string& end_json) override;
+  // Not in worker mode (the table decides each batch's start) nor when Advance commits the
+  // consumer group's offsets.
+  bool CanPlanAhead() const override { return group_ == nullptr && group_offsets_ == nullptr; }
   std::string StartJson() const override;
 
  private:

@@ -181,6 +181,7 @@ class StreamingQuery::Impl {
   // After the last run: frees the source (its Kafka client and fetched records), the tables and
   // the state store.
   void Close() {
+    DropReadAhead();
     dedup_.reset();
     dedup_version_ = -2;
     quarantine_sink_.reset();
@@ -250,13 +251,26 @@ class StreamingQuery::Impl {
   }
 
   Status Loop(int64_t batch_id, int64_t* batches_run, int64_t* rows_written) {
+    Status st = LoopBatches(batch_id, batches_run, rows_written);
+    DropReadAhead();  // stopped, or failed, with the next batch's reading under way
+    return st;
+  }
+
+  Status LoopBatches(int64_t batch_id, int64_t* batches_run, int64_t* rows_written) {
     const Trigger& trigger = options_.trigger;
     while (!Stopping()) {
-      const int64_t trigger_start_ms = NowMs();
+      int64_t trigger_start_ms = NowMs();
       Stopwatch latest_watch;
-      WEIR_ASSIGN_OR_RETURN(std::optional<std::string> end,
-                            source_->PlanNext(trigger, trigger_start_ms));
-      const int64_t latest_ms = latest_watch.ElapsedMs();
+      std::optional<std::string> end;
+      int64_t latest_ms = 0;
+      if (read_ahead_) {  // planned, and being read, while the previous batch committed
+        trigger_start_ms = read_ahead_->trigger_start_ms;
+        latest_ms = read_ahead_->latest_ms;
+        end = read_ahead_->end;
+      } else {
+        WEIR_ASSIGN_OR_RETURN(end, source_->PlanNext(trigger, trigger_start_ms));
+        latest_ms = latest_watch.ElapsedMs();
+      }
       if (trigger.kind == Trigger::Kind::kAvailableNow && backfill_total_ == 0) {
         backfill_total_ = source_->BacklogRows();
       }
@@ -301,6 +315,79 @@ class StreamingQuery::Impl {
     }
   }
 
+  // Starts reading the planned batch on the prefetch thread: records (or a table's rows) laid
+  // out as columns, then the transform, a few chunks ahead of dedup and encoding. The transform
+  // is only ever applied there, one chunk at a time.
+  Result<std::unique_ptr<Prefetcher<Chunk>>> StartReading(int64_t batch_timestamp_ms) {
+    WEIR_ASSIGN_OR_RETURN(BatchPrefetcher::Producer read, source_->Read(options_.chunk_records));
+    return std::make_unique<Prefetcher<Chunk>>(
+        [read = std::move(read), transform = transform_.get(),
+         batch_timestamp_ms]() -> Result<std::optional<Chunk>> {
+          WEIR_ASSIGN_OR_RETURN(std::optional<columnar::Batch> input, read());
+          if (!input) return std::optional<Chunk>();
+          Chunk chunk;
+          chunk.input_rows = input->num_rows();
+          if (transform == nullptr) {
+            chunk.out.rows = std::move(*input);
+          } else {
+            WEIR_ASSIGN_OR_RETURN(chunk.out, transform->Apply(*input, batch_timestamp_ms));
+          }
+          return std::optional<Chunk>(std::move(chunk));
+        },
+        source_->prefetch_depth());
+  }
+
+  // Under availableNow, once a batch (ending at `end`) is read: plans the next batch from its end
+  // and starts reading it, so that the next batch's first chunks are ready when this one has
+  // encoded its last rows and committed (the reading thread otherwise waited out every batch's
+  // end; bronze over 4 batches of 500,000: ~2% less wall time). Only memory is touched: the next
+  // batch's offsets/N are written, as always, after this batch's commits/N, and a crash before
+  // then re-plans it. The source's start moves to `end` now (the batch's txns and progress were
+  // taken from it before); a failed commit moves it back.
+  Status StartReadAhead(const std::string& end) {
+    if (options_.trigger.kind != Trigger::Kind::kAvailableNow || options_.workers_group ||
+        !source_->CanPlanAhead() || Stopping()) {
+      return Status::OK();
+    }
+    const std::string start = source_->StartJson();
+    WEIR_RETURN_NOT_OK(source_->Advance(end));
+    const int64_t trigger_start_ms = NowMs();
+    Stopwatch latest_watch;
+    Result<std::optional<std::string>> next = source_->PlanNext(options_.trigger, trigger_start_ms);
+    const int64_t latest_ms = latest_watch.ElapsedMs();
+    Status st = next.status();
+    if (st.ok() && *next) {
+      Stopwatch get_batch;
+      st = source_->PlanRead(**next);
+      const int64_t get_batch_ms = get_batch.ElapsedMs();
+      Result<std::unique_ptr<Prefetcher<Chunk>>> prefetcher =
+          st.ok() ? StartReading(trigger_start_ms) : Result<std::unique_ptr<Prefetcher<Chunk>>>(st);
+      if (prefetcher.ok()) {
+        read_ahead_ = ReadAhead{**next, trigger_start_ms, latest_ms, get_batch_ms,
+                                std::move(*prefetcher)};
+        uncommitted_start_ = start;
+        return Status::OK();
+      }
+      st = prefetcher.status();
+    }
+    // No next batch yet (the loop plans again after the commit, when the watermark may call for a
+    // no-data batch), or planning failed: the source goes back to where the commit expects it.
+    WEIR_RETURN_NOT_OK(source_->Advance(start));
+    return st;
+  }
+
+  // Stops the next batch's reading (if started); before the current batch committed, the
+  // source's start goes back to the current batch's.
+  void DropReadAhead() {
+    if (!read_ahead_) return;
+    read_ahead_->prefetcher->Stop();
+    read_ahead_.reset();
+    if (transform_) static_cast<void>(transform_->TakeMetrics());  // of rows never written
+    source_->FinishRead();
+    if (uncommitted_start_) static_cast<void>(source_->Advance(*uncommitted_start_));
+    uncommitted_start_.reset();
+  }
+
   // Runs batch `batch_id` from the source's start to `end`, then advances the source.
   Status RunBatch(int64_t batch_id, const std::string& end, int64_t batch_timestamp_ms,
                   int64_t latest_ms, int64_t trigger_start_ms, int64_t* rows_written) {
@@ -326,20 +413,31 @@ class StreamingQuery::Impl {
 
     // getBatch: what to read, with data-loss checks.
     Stopwatch get_batch;
-    WEIR_RETURN_NOT_OK(source_->PlanRead(end));
-    progress.duration_ms["getBatch"] = get_batch.ElapsedMs();
+    if (read_ahead_ && read_ahead_->end != end) DropReadAhead();  // not this batch's range
+    if (read_ahead_) {
+      progress.duration_ms["getBatch"] = read_ahead_->get_batch_ms;
+    } else {
+      WEIR_RETURN_NOT_OK(source_->PlanRead(end));
+      progress.duration_ms["getBatch"] = get_batch.ElapsedMs();
+    }
     progress.duration_ms["queryPlanning"] = 0;
 
     // addBatch: read, transform, write files, commit them with the batch's txns (the quarantine
     // table first, so that a batch in the main table is complete in both).
     Stopwatch add_batch;
     int64_t input_rows = 0, output_rows = 0, files_written = 0;
+    // Filled once the batch is read (before a read-ahead moves the source and applies the
+    // transform to the next batch's rows).
+    SourceProgress source_progress;
+    bool source_reported = false;
+    std::optional<DataQualityMetrics> quality;
     WEIR_ASSIGN_OR_RETURN(bool done, sink_->IsCommitted(id(), batch_id));
     bool quarantine_done = true;
     if (!done && quarantine_sink_) {
       WEIR_ASSIGN_OR_RETURN(quarantine_done, quarantine_sink_->IsCommitted(id(), batch_id));
     }
     if (done) {
+      DropReadAhead();
       Log("Skipping already complete epoch " + std::to_string(batch_id) + ", in query " + id() +
           " (" + spec_.name + ": its Delta commit is already in the table)");
       input_rows = source_->PlannedRows();
@@ -355,31 +453,22 @@ class StreamingQuery::Impl {
       }
       Deduplicate* dedup = dedup_.get();
       // Reading (fetching records, laying them out as columns) and the transform run a few
-      // chunks ahead of dedup and encoding, on their own thread; the transform is only ever
-      // applied there, one chunk at a time.
-      WEIR_ASSIGN_OR_RETURN(BatchPrefetcher::Producer read, source_->Read(options_.chunk_records));
-      Prefetcher<Chunk> prefetcher(
-          [read = std::move(read), transform = transform_.get(),
-           batch_timestamp_ms]() -> Result<std::optional<Chunk>> {
-            WEIR_ASSIGN_OR_RETURN(std::optional<columnar::Batch> input, read());
-            if (!input) return std::optional<Chunk>();
-            Chunk chunk;
-            chunk.input_rows = input->num_rows();
-            if (transform == nullptr) {
-              chunk.out.rows = std::move(*input);
-            } else {
-              WEIR_ASSIGN_OR_RETURN(chunk.out, transform->Apply(*input, batch_timestamp_ms));
-            }
-            return std::optional<Chunk>(std::move(chunk));
-          },
-          source_->prefetch_depth());
+      // chunks ahead of dedup and encoding, on their own thread (StartReading).
+      std::unique_ptr<Prefetcher<Chunk>> prefetcher;
+      if (read_ahead_) {
+        prefetcher = std::move(read_ahead_->prefetcher);
+        read_ahead_.reset();
+      } else {
+        WEIR_ASSIGN_OR_RETURN(prefetcher, StartReading(batch_timestamp_ms));
+      }
       // Room in the dedup table for the batch's keys (a larger table and a rehash of the keys so
       // far, when the batch is a backfill) is made while the first chunk is read, not before.
       if (dedup) dedup->Reserve(source_->PlannedRows());
       // Encoding the rows into the tables' files runs behind dedup, on a third thread.
       WriteBehind writes(/*depth=*/2);
       auto fail = [&](Status st) {
-        prefetcher.Stop();
+        DropReadAhead();  // the next batch's reader first: FinishRead() ends the latest one
+        prefetcher.reset();
         writes.Stop();
         source_->FinishRead();
         if (dedup_) {
@@ -394,7 +483,7 @@ class StreamingQuery::Impl {
         if (Stopping()) {
           return fail(Status::Cancelled("stopped during the batch; it will be re-run on restart"));
         }
-        auto next = prefetcher.Next();
+        auto next = prefetcher->Next();
         if (!next.ok()) return fail(next.status());
         if (!*next) break;
         input_rows += (*next)->input_rows;
@@ -427,9 +516,17 @@ class StreamingQuery::Impl {
         });
         if (!st.ok()) return fail(st);
       }
-      if (Status st = writes.Flush(); !st.ok()) return fail(st);
-      prefetcher.Stop();
+      prefetcher.reset();  // its reader too: the source reads one range at a time
       source_->FinishRead();
+      // What the commit needs from the source, taken before a read-ahead moves its start.
+      const std::map<std::string, int64_t> txns = source_->SinkTxns(end);
+      const std::map<std::string, std::optional<int64_t>> expected_txns =
+          source_->SinkExpectedTxns(end);
+      source_->Report(end, &source_progress);
+      source_reported = true;
+      if (transform_) quality = transform_->TakeMetrics();
+      if (Status st = StartReadAhead(end); !st.ok()) return fail(st);
+      if (Status st = writes.Flush(); !st.ok()) return fail(st);
       if (dedup) {
         // State first: a crash after it re-runs the batch from the previous version.
         Status st = dedup->EvictExpired(watermark_ms_);
@@ -444,7 +541,7 @@ class StreamingQuery::Impl {
         if (!committed.ok()) return fail(committed.status());
       }
       auto committed =
-          sink_->Commit(id(), batch_id, source_->SinkTxns(end), source_->SinkExpectedTxns(end));
+          sink_->Commit(id(), batch_id, txns, expected_txns);
       if (committed.status().IsConflict() && options_.workers_group) {
         // Another worker committed one of the batch's partitions first (a rebalance moved it):
         // nothing of this batch is in the table; the next batch starts where the table says.
@@ -496,20 +593,21 @@ class StreamingQuery::Impl {
     double seconds = static_cast<double>(std::max<int64_t>(progress.batch_duration_ms, 1)) / 1000.0;
     progress.processed_rows_per_second = static_cast<double>(input_rows) / seconds;
     last_trigger_start_ms_ = trigger_start_ms;
-    SourceProgress source;
-    source_->Report(end, &source);
-    source.num_input_rows = input_rows;
-    source.input_rows_per_second = progress.input_rows_per_second;
-    source.processed_rows_per_second = progress.processed_rows_per_second;
-    progress.sources.push_back(std::move(source));
+    if (!source_reported) source_->Report(end, &source_progress);
+    source_progress.num_input_rows = input_rows;
+    source_progress.input_rows_per_second = progress.input_rows_per_second;
+    source_progress.processed_rows_per_second = progress.processed_rows_per_second;
+    progress.sources.push_back(std::move(source_progress));
     progress.sink_description = "DeltaSink[" + spec_.table_path + "]";
     progress.sink_num_output_rows = output_rows;
     progress.extra["weir"] = "{\"filesWritten\":" + std::to_string(files_written) + "}";
-    if (transform_) {
-      if (auto quality = transform_->TakeMetrics())
-        progress.extra["data_quality"] = quality->ToJson();
+    if (transform_ && !source_reported) quality = transform_->TakeMetrics();
+    if (quality) progress.extra["data_quality"] = quality->ToJson();
+    if (read_ahead_) {
+      uncommitted_start_.reset();  // the source moved to `end` already
+    } else {
+      WEIR_RETURN_NOT_OK(source_->Advance(end));
     }
-    WEIR_RETURN_NOT_OK(source_->Advance(end));
     // A batch frees its buffers (records, columns, pages) at once; give the pages back now and
     // then (and when the run ends) so that a long run's RSS is what its batches need, not the
     // largest batch so far. Not after every batch: back-to-back batches of a backlog would fault
@@ -547,6 +645,17 @@ class StreamingQuery::Impl {
   int64_t backfill_total_ = 0;  // availableNow: rows between the start and the end of the run
   int64_t backfill_done_ = 0;
   std::atomic<bool>* stop_ = nullptr;
+  // StartReadAhead: the next batch, planned and being read while the current one commits.
+  struct ReadAhead {
+    std::string end;
+    int64_t trigger_start_ms = 0;
+    int64_t latest_ms = 0;
+    int64_t get_batch_ms = 0;
+    std::unique_ptr<Prefetcher<Chunk>> prefetcher;
+  };
+  std::optional<ReadAhead> read_ahead_;  // destroyed before source_, whose reader it uses
+  // Set from StartReadAhead until the batch commits: the source's start before it moved.
+  std::optional<std::string> uncommitted_start_;
 };
 
 StreamingQuery::StreamingQuery(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
