@@ -82,9 +82,13 @@ class FingerprintSet {
   uint64_t Fingerprint(std::string_view key) const;
 
   bool MayContain(uint64_t fingerprint) const;
-  // A hint that `fingerprint` is about to be looked up or inserted: starts loading its slot into
-  // the cache. No effect on the contents.
-  void Prefetch(uint64_t fingerprint) const { __builtin_prefetch(&slots_[SlotOf(fingerprint)]); }
+  // A hint that `fingerprint` is about to be looked up or inserted: starts loading its slot (and
+  // its value's, which an insert writes) into the cache. No effect on the contents.
+  void Prefetch(uint64_t fingerprint) const {
+    const size_t slot = SlotOf(fingerprint);
+    __builtin_prefetch(&slots_[slot]);
+    if (!values_.empty()) __builtin_prefetch(&values_[slot], /*rw=*/1);
+  }
   // Calls `f(value)` for the value of each occurrence of `fingerprint` (0 for a set without
   // values) until f returns true; returns whether one did.
   template <typename F>
