@@ -4,6 +4,10 @@
 #include <cstdio>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace weir::columnar {
 
 namespace {
@@ -419,19 +423,30 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
 
 bool IsValidUtf8(std::string_view s) {
   constexpr uint64_t kHighBits = 0x8080808080808080ULL;
+  const char* const p = s.data();
   const size_t n = s.size();
   size_t i = 0;
   while (i < n) {
-    // Four words per step while they are all ASCII.
+    // 32 bytes per step while they are all ASCII: with SSE2 (every x86-64) two loads and one
+    // byte-mask test, in registers (the portable four-word version went through the stack).
+#if defined(__SSE2__)
+    while (i + 32 <= n) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 16));
+      if (_mm_movemask_epi8(_mm_or_si128(a, b)) != 0) break;
+      i += 32;
+    }
+#else
     while (i + 32 <= n) {
       uint64_t w[4];
-      std::memcpy(w, s.data() + i, sizeof(w));
+      std::memcpy(w, p + i, sizeof(w));
       if (((w[0] | w[1] | w[2] | w[3]) & kHighBits) != 0) break;
       i += 32;
     }
+#endif
     while (i + 8 <= n) {
       uint64_t w;
-      std::memcpy(&w, s.data() + i, sizeof(w));
+      std::memcpy(&w, p + i, sizeof(w));
       if ((w & kHighBits) != 0) break;
       i += 8;
     }

@@ -52,7 +52,7 @@ void AppendUtf8(uint32_t code_point, std::string* out);
 // one (overlong, surrogate, beyond U+10FFFF, truncated or a stray continuation byte).
 size_t Utf8SequenceLength(std::string_view s, size_t i);
 // Whether all of `s` is valid UTF-8 in the sense of Utf8SequenceLength. Runs of ASCII are checked
-// eight bytes at a time (payloads are mostly ASCII: this is on the path of every
+// 32 bytes at a time (payloads are mostly ASCII: this is on the path of every
 // CAST(value AS STRING)).
 bool IsValidUtf8(std::string_view s);
 // Appends `s` with each byte that starts no valid UTF-8 sequence replaced by U+FFFD.

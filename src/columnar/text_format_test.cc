@@ -32,7 +32,7 @@ TEST(Utf8Test, ValidSequencesPassAndEachBadByteBecomesOneReplacement) {
   EXPECT_TRUE(PassesUnchanged(nul));  // NUL is a valid code point
 }
 
-// IsValidUtf8 skips ASCII a word at a time: a bad or multi-byte sequence must be found at every
+// IsValidUtf8 skips ASCII 32 bytes at a time: a bad or multi-byte sequence must be found at every
 // position and alignment, inside long ASCII runs, and at the very end.
 TEST(Utf8Test, TheWordAtATimeCheckFindsEveryBadByteWhereverItSits) {
   const std::string_view inserts[] = {"\xFF", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80",
