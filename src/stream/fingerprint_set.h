@@ -5,7 +5,8 @@
 // keyed with a per-process random seed, so crafted keys cannot force collisions except by chance;
 // collisions cost a lookup, never a wrong answer. A set made `with_values` also keeps a 64-bit
 // value beside each fingerprint (e.g. the time that completes the key's store key), in a parallel
-// array that only hits read: a miss touches the fingerprints alone. Not thread-safe.
+// array that only hits and inserts touch: a lookup that misses reads the fingerprints alone. Not
+// thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -14,7 +15,6 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 namespace weir::stream {
 
@@ -126,7 +126,7 @@ class FingerprintSet {
   uint64_t seed_ = 0;
   bool with_values_ = false;
   ZeroedArray<uint64_t> slots_;  // 0: empty
-  ZeroedArray<int64_t> values_;   // with_values_: slots_[i]'s value
+  ZeroedArray<int64_t> values_;  // with_values_: slots_[i]'s value
   int shift_ = 0;                // 64 - log2(slots_.size())
   int64_t size_ = 0;
 };
