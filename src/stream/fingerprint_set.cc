@@ -34,10 +34,10 @@ constexpr uint64_t kP3 = 0x589965cc75374cc3ull;
 
 }  // namespace
 
-void* AllocateHugePages(size_t bytes, bool zeroed) {
+void* AllocateHugePages(size_t bytes) {
   if (bytes < kHugePage) {
     void* memory = ::operator new(bytes);
-    if (zeroed) std::memset(memory, 0, bytes);
+    std::memset(memory, 0, bytes);
     return memory;
   }
   const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;

@@ -21,10 +21,9 @@ namespace weir::stream {
 // Memory for large tables read at random (this set's, UpdateBuffer's): blocks of 2 MiB and more
 // are mapped on 2 MiB boundaries and marked for transparent huge pages (madvise), so random reads
 // across tens of megabytes rarely miss the TLB; smaller ones come from operator new. Throws
-// std::bad_alloc like operator new. With `zeroed`, the memory reads as zeros: a mapping is zero
-// already, so only a small block is cleared here. FreeHugePages takes the size given to
-// AllocateHugePages.
-void* AllocateHugePages(size_t bytes, bool zeroed = false);
+// std::bad_alloc like operator new. The memory reads as zeros: a mapping is zero already, so only
+// a small block is cleared here. FreeHugePages takes the size given to AllocateHugePages.
+void* AllocateHugePages(size_t bytes);
 void FreeHugePages(void* memory, size_t bytes);
 
 // A fixed number of T (a trivially copyable type), all zero at first, in AllocateHugePages'
@@ -39,7 +38,7 @@ class ZeroedArray {
   ZeroedArray() = default;
   explicit ZeroedArray(size_t size)
       : data_(size == 0 ? nullptr
-                        : static_cast<T*>(AllocateHugePages(size * sizeof(T), /*zeroed=*/true))),
+                        : static_cast<T*>(AllocateHugePages(size * sizeof(T)))),
         size_(size) {}
   ZeroedArray(ZeroedArray&& other) noexcept : data_(other.data_), size_(other.size_) {
     other.data_ = nullptr;

@@ -139,7 +139,8 @@ TEST(FingerprintSetTest, ValuesFollowTheirOccurrences) {
 }
 
 // Tables of 2 MiB and more are mapped on huge-page boundaries; smaller ones come from the heap.
-// Either way the memory is usable over its whole size and freed with the size it was given.
+// Either way the memory reads as zeros, is usable over its whole size and is freed with the size
+// it was given.
 TEST(HugePagesTest, AllocationsAreAlignedAndUsable) {
   for (size_t bytes : {size_t{64}, (size_t{2} << 20) - 8, size_t{2} << 20, (size_t{5} << 20) + 8}) {
     auto* memory = static_cast<unsigned char*>(AllocateHugePages(bytes));
@@ -147,6 +148,7 @@ TEST(HugePagesTest, AllocationsAreAlignedAndUsable) {
     if (bytes >= (size_t{2} << 20)) {
       EXPECT_EQ(reinterpret_cast<uintptr_t>(memory) % (size_t{2} << 20), 0u) << bytes;
     }
+    EXPECT_EQ(memory[0] + memory[bytes / 2] + memory[bytes - 1], 0) << bytes;
     memory[0] = 1;
     memory[bytes - 1] = 2;
     EXPECT_EQ(memory[0] + memory[bytes - 1], 3);

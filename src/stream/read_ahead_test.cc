@@ -114,7 +114,7 @@ class WatchingTransform : public Transform {
     if (first > 0 && first % kPerBatch == 0) {
       const std::string previous = "commits/" + std::to_string(first / kPerBatch - 1);
       std::lock_guard<std::mutex> lock(mutex_);
-      (fs_->HasWritten(previous) ? read_after_commit_ : read_ahead_) += 1;
+      if (!fs_->HasWritten(previous)) ++read_ahead_;
     }
     TransformResult result;
     result.rows = input;
@@ -130,7 +130,6 @@ class WatchingTransform : public Transform {
   const RecordingFileSystem* fs_;
   mutable std::mutex mutex_;
   int read_ahead_ = 0;
-  int read_after_commit_ = 0;
 };
 
 // Topic "events" of `cluster` (one partition of kRecords records) into a table in `dir`,

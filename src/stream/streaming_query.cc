@@ -426,11 +426,11 @@ class StreamingQuery::Impl {
     // table first, so that a batch in the main table is complete in both).
     Stopwatch add_batch;
     int64_t input_rows = 0, output_rows = 0, files_written = 0;
-    // Filled once the batch is read (before a read-ahead moves the source and applies the
-    // transform to the next batch's rows).
+    // Taken once the batch is read (before a read-ahead moves the source and applies the
+    // transform to the next batch's rows); at the end for a batch that was skipped.
     SourceProgress source_progress;
-    bool source_reported = false;
     std::optional<DataQualityMetrics> quality;
+    bool taken_when_read = false;
     WEIR_ASSIGN_OR_RETURN(bool done, sink_->IsCommitted(id(), batch_id));
     bool quarantine_done = true;
     if (!done && quarantine_sink_) {
@@ -523,7 +523,7 @@ class StreamingQuery::Impl {
       const std::map<std::string, std::optional<int64_t>> expected_txns =
           source_->SinkExpectedTxns(end);
       source_->Report(end, &source_progress);
-      source_reported = true;
+      taken_when_read = true;
       if (transform_) quality = transform_->TakeMetrics();
       if (Status st = StartReadAhead(end); !st.ok()) return fail(st);
       if (Status st = writes.Flush(); !st.ok()) return fail(st);
@@ -593,7 +593,7 @@ class StreamingQuery::Impl {
     double seconds = static_cast<double>(std::max<int64_t>(progress.batch_duration_ms, 1)) / 1000.0;
     progress.processed_rows_per_second = static_cast<double>(input_rows) / seconds;
     last_trigger_start_ms_ = trigger_start_ms;
-    if (!source_reported) source_->Report(end, &source_progress);
+    if (!taken_when_read) source_->Report(end, &source_progress);
     source_progress.num_input_rows = input_rows;
     source_progress.input_rows_per_second = progress.input_rows_per_second;
     source_progress.processed_rows_per_second = progress.processed_rows_per_second;
@@ -601,7 +601,7 @@ class StreamingQuery::Impl {
     progress.sink_description = "DeltaSink[" + spec_.table_path + "]";
     progress.sink_num_output_rows = output_rows;
     progress.extra["weir"] = "{\"filesWritten\":" + std::to_string(files_written) + "}";
-    if (transform_ && !source_reported) quality = transform_->TakeMetrics();
+    if (transform_ && !taken_when_read) quality = transform_->TakeMetrics();
     if (quality) progress.extra["data_quality"] = quality->ToJson();
     if (read_ahead_) {
       uncommitted_start_.reset();  // the source moved to `end` already
