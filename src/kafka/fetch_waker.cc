@@ -5,8 +5,12 @@
 namespace weir::kafka {
 
 namespace {
-// A round's requests time out after this long (they only wake brokers; nothing waits on them).
-constexpr int kRequestTimeoutMs = 1000;
+// How long a round waits for its answers. The requests wake the brokers' threads as soon as they
+// are queued, so nothing needs the answers; but a broker may answer only after a fetch it holds
+// open (up to fetch.wait.max.ms), and waiting for that held up the end of reads (the source's
+// destructor waits for the round in progress) by up to 45 ms against the embedded broker. The
+// readers ask for a round at most every 20 ms (RangeReader::WakeFetchers).
+constexpr int kRoundWaitMs = 10;
 }  // namespace
 
 FetchWaker::FetchWaker(rd_kafka_t* rk) : rk_(rk) {
@@ -52,7 +56,8 @@ void FetchWaker::Run() {
       rd_kafka_topic_partition_list_add(list, tp.topic.c_str(), tp.partition)->offset =
           RD_KAFKA_OFFSET_END;
     }
-    rd_kafka_offsets_for_times(rk_, list, kRequestTimeoutMs);  // errors do not matter here
+    // Errors do not matter here (a request that timed out still goes out; its answer is dropped).
+    rd_kafka_offsets_for_times(rk_, list, kRoundWaitMs);
     rd_kafka_topic_partition_list_destroy(list);
     lock.lock();
     busy_ = false;

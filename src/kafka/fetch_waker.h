@@ -5,7 +5,8 @@
 // records and decides again only when its broker thread wakes up (up to a second later: it is not
 // woken when the application drains the queue; 2.1 added fetch.queue.backoff.ms for this). Any
 // request to a broker wakes its thread; Wake() sends one ListOffsets (latest) per leader of the
-// given partitions, at most one round at a time, the answers ignored.
+// given partitions, at most one round at a time, the answers ignored (a round waits for them only
+// briefly).
 #pragma once
 
 #include <condition_variable>
@@ -23,7 +24,7 @@ class FetchWaker {
  public:
   // REQUIRES: `rk` outlives the waker.
   explicit FetchWaker(rd_kafka_t* rk);
-  ~FetchWaker();  // waits for a round in progress
+  ~FetchWaker();  // waits for a round in progress (not for its answers)
   FetchWaker(const FetchWaker&) = delete;
   FetchWaker& operator=(const FetchWaker&) = delete;
 
