@@ -12,6 +12,7 @@
 #include "stream/delta_flow_source.h"
 #include "stream/kafka_flow_source.h"
 #include "stream/prefetcher.h"
+#include "stream/release_queue.h"
 #include "stream/table_sink.h"
 #include "stream/watermark.h"
 #include "stream/write_behind.h"
@@ -182,6 +183,7 @@ class StreamingQuery::Impl {
   // the state store.
   void Close() {
     DropReadAhead();
+    releases_.Drain();
     dedup_.reset();
     dedup_version_ = -2;
     quarantine_sink_.reset();
@@ -470,6 +472,7 @@ class StreamingQuery::Impl {
         DropReadAhead();  // the next batch's reader first: FinishRead() ends the latest one
         prefetcher.reset();
         writes.Stop();
+        releases_.Drain();
         source_->FinishRead();
         if (dedup_) {
           dedup_.reset();  // its uncommitted updates are dropped; reopened by the next batch
@@ -509,12 +512,15 @@ class StreamingQuery::Impl {
         output_rows += out->rows.num_rows();
         const bool quarantine = quarantine_sink_ && !quarantine_done;
         Status st = writes.Submit([this, rows = std::move(out->rows),
-                                   quarantined = std::move(out->quarantined), quarantine] {
+                                   quarantined = std::move(out->quarantined), quarantine]() mutable {
           Status written = sink_->Write(rows);
           if (written.ok() && quarantine) written = quarantine_sink_->Write(quarantined);
+          releases_.Put(std::move(rows));  // freed off this thread, the batch's busiest
+          releases_.Put(std::move(quarantined));
           return written;
         });
         if (!st.ok()) return fail(st);
+        releases_.Drain();  // what was written meanwhile: this thread mostly waits for the others
       }
       prefetcher.reset();  // its reader too: the source reads one range at a time
       source_->FinishRead();
@@ -527,6 +533,7 @@ class StreamingQuery::Impl {
       if (transform_) quality = transform_->TakeMetrics();
       if (Status st = StartReadAhead(end); !st.ok()) return fail(st);
       if (Status st = writes.Flush(); !st.ok()) return fail(st);
+      releases_.Drain();
       if (dedup) {
         // State first: a crash after it re-runs the batch from the previous version.
         Status st = dedup->EvictExpired(watermark_ms_);
@@ -654,6 +661,9 @@ class StreamingQuery::Impl {
     std::unique_ptr<Prefetcher<Chunk>> prefetcher;
   };
   std::optional<ReadAhead> read_ahead_;  // destroyed before source_, whose reader it uses
+  // Chunks written by the encoding thread, freed by this one (RunBatch). Declared after source_:
+  // a Kafka chunk's records need its client.
+  ReleaseQueue releases_;
   // Set from StartReadAhead until the batch commits: the source's start before it moved.
   std::optional<std::string> uncommitted_start_;
 };
