@@ -7,7 +7,7 @@ namespace weir::columnar {
 char* StringArena::Allocate(size_t n) {
   if (n > remaining_) {
     size_t block = std::max<size_t>(n, 64 * 1024);
-    blocks_.push_back(std::make_unique<char[]>(block));
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(block));
     cursor_ = blocks_.back().get();
     remaining_ = block;
     bytes_allocated_ += block;
