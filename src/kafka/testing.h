@@ -5,7 +5,9 @@
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace weir::kafka::testing {
@@ -36,6 +38,14 @@ class MockCluster {
   }
   // Produces `values` to one partition and waits for them; true when all were delivered.
   bool Produce(const std::string& topic, int partition, const std::vector<std::string>& values) {
+    std::vector<std::pair<std::optional<std::string>, std::string>> records;
+    for (const std::string& v : values) records.emplace_back(std::nullopt, v);
+    return ProduceKeyed(topic, partition, records);
+  }
+  // The same with keys (nullopt: a null key).
+  bool ProduceKeyed(
+      const std::string& topic, int partition,
+      const std::vector<std::pair<std::optional<std::string>, std::string>>& records) {
     rd_kafka_conf_t* conf = rd_kafka_conf_new();
     char err[256];
     rd_kafka_conf_set(conf, "bootstrap.servers", bootstraps_.c_str(), err, sizeof(err));
@@ -43,9 +53,11 @@ class MockCluster {
     rd_kafka_t* producer = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
     if (producer == nullptr) return false;
     bool ok = true;
-    for (const std::string& v : values) {
+    for (const auto& [key, v] : records) {
+      void* key_bytes = key ? const_cast<char*>(key->data()) : nullptr;
+      const size_t key_size = key ? key->size() : 0;
       ok &= rd_kafka_producev(producer, RD_KAFKA_V_TOPIC(topic.c_str()),
-                              RD_KAFKA_V_PARTITION(partition),
+                              RD_KAFKA_V_PARTITION(partition), RD_KAFKA_V_KEY(key_bytes, key_size),
                               RD_KAFKA_V_VALUE(const_cast<char*>(v.data()), v.size()),
                               RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
                               RD_KAFKA_V_END) == RD_KAFKA_RESP_ERR_NO_ERROR;

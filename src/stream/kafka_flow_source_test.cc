@@ -58,11 +58,59 @@ TEST(KafkaFlowSourceTest, AvailableNowPlansEveryBatchUpToTheOffsetsTakenAtTheSta
   for (const auto& l : latest) EXPECT_EQ(l, R"({"events":{"0":100}})");
 
   // The next run reads the rest.
-  ASSERT_OK_AND_ASSIGN(auto next_run, KafkaFlowSource::Open(options, "sales.bronze.events", nullptr));
+  ASSERT_OK_AND_ASSIGN(auto next_run,
+                       KafkaFlowSource::Open(options, "sales.bronze.events", nullptr));
   ASSERT_OK(next_run->Restore(ends.back(), *checkpoint));
   ASSERT_OK_AND_ASSIGN(auto end, next_run->PlanNext(trigger, 0));
   ASSERT_TRUE(end.has_value());
   EXPECT_EQ(*end, R"({"events":{"0":140}})");
+}
+
+// Keys reach the rows as produced: a null key stays null, an empty one empty, short keys (copied
+// out of the client's buffers) and long ones (left there) byte for byte, and the rows outlive the
+// source's reader.
+TEST(KafkaFlowSourceTest, KeysReachTheRowsAsProduced) {
+  kafka::testing::MockCluster cluster;
+  ASSERT_TRUE(cluster.CreateTopic("events", 1));
+  const std::string long_key(300, 'k');
+  ASSERT_TRUE(cluster.ProduceKeyed("events", 0,
+                                   {{std::nullopt, "a"},
+                                    {std::string(), "b"},
+                                    {std::string("SO-1\0x", 6), "c"},
+                                    {long_key, "d"}}));
+  ASSERT_OK_AND_ASSIGN(auto options, kafka::KafkaSourceOptions::Parse(
+                                         {{"kafka.bootstrap.servers", cluster.bootstraps()},
+                                          {"subscribe", "events"},
+                                          {"startingOffsets", "earliest"}}));
+  ASSERT_OK_AND_ASSIGN(auto source, KafkaFlowSource::Open(options, "sales.bronze.events", nullptr));
+  delta::testing::ScratchDir dir;
+  ASSERT_OK_AND_ASSIGN(auto checkpoint,
+                       Checkpoint::Open(fs::LocalFileSystem::Default(), dir.Sub("checkpoint")));
+  ASSERT_OK(source->Restore(std::nullopt, *checkpoint));
+  ASSERT_OK_AND_ASSIGN(Trigger trigger, Trigger::Parse("availableNow"));
+  ASSERT_OK_AND_ASSIGN(auto end, source->PlanNext(trigger, 0));
+  ASSERT_TRUE(end.has_value());
+  ASSERT_OK(source->PlanRead(*end));
+  std::vector<columnar::Batch> batches;
+  {
+    ASSERT_OK_AND_ASSIGN(auto read, source->Read(1000));
+    while (true) {
+      ASSERT_OK_AND_ASSIGN(std::optional<columnar::Batch> batch, read());
+      if (!batch) break;
+      batches.push_back(std::move(*batch));
+    }
+  }
+  source->FinishRead();
+  std::vector<std::optional<std::string>> keys;
+  for (const auto& batch : batches) {
+    const columnar::Column& key = batch.columns[0];
+    for (int64_t i = 0; i < key.size(); ++i) {
+      keys.push_back(key.IsNull(i) ? std::nullopt
+                                   : std::optional<std::string>(std::string(key.StringAt(i))));
+    }
+  }
+  EXPECT_EQ(keys, (std::vector<std::optional<std::string>>{std::nullopt, std::string(),
+                                                           std::string("SO-1\0x", 6), long_key}));
 }
 
 }  // namespace

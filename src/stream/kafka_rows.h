@@ -1,8 +1,9 @@
 // Kafka records as rows in Spark's Kafka source schema (K/KafkaRecordToRowConverter.scala):
 // key BINARY, value BINARY, topic STRING, partition INT, offset BIGINT, timestamp TIMESTAMP,
 // timestampType INT, and with includeHeaders headers ARRAY<STRUCT<key: STRING, value: BINARY>>
-// (null, not empty, for a record without headers). Strings are zero-copy views into librdkafka's
-// buffers; the batch keeps the records alive.
+// (null, not empty, for a record without headers). Values, topics, headers and long keys are
+// zero-copy views into librdkafka's buffers (the batch keeps the records alive); keys up to 64
+// bytes are copied.
 #pragma once
 
 #include <memory>
