@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <memory>
+
 #include "base/testing.h"
 #include "delta/testing.h"
 #include "fs/local_file_system.h"
@@ -19,6 +22,29 @@ std::vector<std::string> Values(int from, int count) {
   return values;
 }
 
+// A source of topic "events" on `cluster` from the earliest offsets (and `more` options),
+// restored from a fresh checkpoint in `dir`.
+struct EventsSource {
+  kafka::KafkaSourceOptions options;
+  std::unique_ptr<KafkaFlowSource> source;
+  std::unique_ptr<Checkpoint> checkpoint;
+};
+Result<EventsSource> OpenEventsSource(const kafka::testing::MockCluster& cluster,
+                                      const delta::testing::ScratchDir& dir,
+                                      std::map<std::string, std::string> more = {}) {
+  more["kafka.bootstrap.servers"] = cluster.bootstraps();
+  more["subscribe"] = "events";
+  more["startingOffsets"] = "earliest";
+  EventsSource opened;
+  WEIR_ASSIGN_OR_RETURN(opened.options, kafka::KafkaSourceOptions::Parse(more));
+  WEIR_ASSIGN_OR_RETURN(opened.source,
+                        KafkaFlowSource::Open(opened.options, "sales.bronze.events", nullptr));
+  WEIR_ASSIGN_OR_RETURN(opened.checkpoint,
+                        Checkpoint::Open(fs::LocalFileSystem::Default(), dir.Sub("checkpoint")));
+  WEIR_RETURN_NOT_OK(opened.source->Restore(std::nullopt, *opened.checkpoint));
+  return opened;
+}
+
 // Spark's availableNow takes the latest offsets once, at the start, and plans every batch of the
 // run up to them without asking the broker again: records produced during the run wait for the
 // next run, and progress reports those offsets as latestOffset.
@@ -26,16 +52,10 @@ TEST(KafkaFlowSourceTest, AvailableNowPlansEveryBatchUpToTheOffsetsTakenAtTheSta
   kafka::testing::MockCluster cluster;
   ASSERT_TRUE(cluster.CreateTopic("events", 1));
   ASSERT_TRUE(cluster.Produce("events", 0, Values(0, 100)));
-  ASSERT_OK_AND_ASSIGN(auto options, kafka::KafkaSourceOptions::Parse(
-                                         {{"kafka.bootstrap.servers", cluster.bootstraps()},
-                                          {"subscribe", "events"},
-                                          {"startingOffsets", "earliest"},
-                                          {"maxOffsetsPerTrigger", "40"}}));
-  ASSERT_OK_AND_ASSIGN(auto source, KafkaFlowSource::Open(options, "sales.bronze.events", nullptr));
   delta::testing::ScratchDir dir;
-  ASSERT_OK_AND_ASSIGN(auto checkpoint,
-                       Checkpoint::Open(fs::LocalFileSystem::Default(), dir.Sub("checkpoint")));
-  ASSERT_OK(source->Restore(std::nullopt, *checkpoint));
+  ASSERT_OK_AND_ASSIGN(EventsSource opened,
+                       OpenEventsSource(cluster, dir, {{"maxOffsetsPerTrigger", "40"}}));
+  KafkaFlowSource* source = opened.source.get();
   ASSERT_OK_AND_ASSIGN(Trigger trigger, Trigger::Parse("availableNow"));
 
   std::vector<std::string> ends;
@@ -59,8 +79,8 @@ TEST(KafkaFlowSourceTest, AvailableNowPlansEveryBatchUpToTheOffsetsTakenAtTheSta
 
   // The next run reads the rest.
   ASSERT_OK_AND_ASSIGN(auto next_run,
-                       KafkaFlowSource::Open(options, "sales.bronze.events", nullptr));
-  ASSERT_OK(next_run->Restore(ends.back(), *checkpoint));
+                       KafkaFlowSource::Open(opened.options, "sales.bronze.events", nullptr));
+  ASSERT_OK(next_run->Restore(ends.back(), *opened.checkpoint));
   ASSERT_OK_AND_ASSIGN(auto end, next_run->PlanNext(trigger, 0));
   ASSERT_TRUE(end.has_value());
   EXPECT_EQ(*end, R"({"events":{"0":140}})");
@@ -78,15 +98,9 @@ TEST(KafkaFlowSourceTest, KeysReachTheRowsAsProduced) {
                                     {std::string(), "b"},
                                     {std::string("SO-1\0x", 6), "c"},
                                     {long_key, "d"}}));
-  ASSERT_OK_AND_ASSIGN(auto options, kafka::KafkaSourceOptions::Parse(
-                                         {{"kafka.bootstrap.servers", cluster.bootstraps()},
-                                          {"subscribe", "events"},
-                                          {"startingOffsets", "earliest"}}));
-  ASSERT_OK_AND_ASSIGN(auto source, KafkaFlowSource::Open(options, "sales.bronze.events", nullptr));
   delta::testing::ScratchDir dir;
-  ASSERT_OK_AND_ASSIGN(auto checkpoint,
-                       Checkpoint::Open(fs::LocalFileSystem::Default(), dir.Sub("checkpoint")));
-  ASSERT_OK(source->Restore(std::nullopt, *checkpoint));
+  ASSERT_OK_AND_ASSIGN(EventsSource opened, OpenEventsSource(cluster, dir));
+  KafkaFlowSource* source = opened.source.get();
   ASSERT_OK_AND_ASSIGN(Trigger trigger, Trigger::Parse("availableNow"));
   ASSERT_OK_AND_ASSIGN(auto end, source->PlanNext(trigger, 0));
   ASSERT_TRUE(end.has_value());
