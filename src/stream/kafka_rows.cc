@@ -22,9 +22,9 @@ columnar::Schema KafkaSourceSchema(bool include_headers) {
 
 namespace {
 // Keys up to this long are copied next to each other in the column's arena; longer ones stay
-// views into the records. The encoder dictionary-encodes the key column, and a key read where the
-// client left it (one cache miss per key, next to a payload read long before) cost bronze's
-// encoding thread more than its dictionary did; the reader touches the key here anyway.
+// views into the records. The encoder dictionary-encodes the key column, and most of that time
+// went to the first read of each key where the client left it (a cache miss per key, next to a
+// payload read long before); the reader touches the key here anyway.
 constexpr size_t kCopiedKeyBytes = 64;
 // How many records ahead a key is prefetched.
 constexpr size_t kKeyPrefetch = 8;

@@ -3,8 +3,9 @@
 // A batch's encoding thread is its slowest, and at the end of every chunk it freed the chunk's
 // Kafka records: librdkafka's messages, one allocation each, last touched when they were fetched.
 // That was ~20% of the encoding thread's time in bronze. The encoder now puts written chunks here
-// and the reading thread, which mostly waits for room ahead of the encoder, frees them before it
-// reads the next chunk (StreamingQuery). Thread-safe; freeing happens outside the lock.
+// and the query's thread, which mostly waits for the reader and the encoder, frees them after
+// each hand-over (StreamingQuery; freeing them on the reading thread made that one the slowest).
+// Thread-safe; freeing happens outside the lock.
 #pragma once
 
 #include <mutex>
