@@ -547,8 +547,7 @@ class StreamingQuery::Impl {
         auto committed = quarantine_sink_->Commit(id(), batch_id, {});
         if (!committed.ok()) return fail(committed.status());
       }
-      auto committed =
-          sink_->Commit(id(), batch_id, txns, expected_txns);
+      auto committed = sink_->Commit(id(), batch_id, txns, expected_txns);
       if (committed.status().IsConflict() && options_.workers_group) {
         // Another worker committed one of the batch's partitions first (a rebalance moved it):
         // nothing of this batch is in the table; the next batch starts where the table says.
