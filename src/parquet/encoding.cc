@@ -8,6 +8,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "parquet/bytes.h"
+
 namespace weir::parquet {
 
 static_assert(std::endian::native == std::endian::little,
@@ -781,7 +783,7 @@ uint32_t ByteArrayDictionary::InsertHashed(std::string_view value_to_find, uint3
   for (;;) {
     const Slot& slot = slots_[i];
     if (slot.index_plus_one == 0) break;
-    if (slot.hash == hash && value(slot.index_plus_one - 1) == value_to_find) {
+    if (slot.hash == hash && SameBytes(value(slot.index_plus_one - 1), value_to_find)) {
       return slot.index_plus_one - 1;
     }
     i = (i + 1) & mask;

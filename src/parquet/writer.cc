@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "compress/background.h"
+#include "parquet/bytes.h"
 #include "parquet/encoding.h"
 #include "parquet/levels.h"
 
@@ -27,27 +28,6 @@ constexpr int64_t kDictionaryProbeValues = 8192;
 // Data pages of one column being compressed in the background before the writer waits for the
 // oldest (bounds memory to a few uncompressed pages per column).
 constexpr size_t kPagesInFlight = 3;
-
-static_assert(std::endian::native == std::endian::little, "CompareBytes reads little-endian words");
-
-// Bytewise (unsigned) order of `a` and `b` as std::string_view::compare, eight bytes a step and
-// inline: min/max statistics compare every PLAIN value twice, and a call to memcmp for each cost
-// more than the comparison (~2% of silver's CPU).
-inline int CompareBytes(std::string_view a, std::string_view b) {
-  const size_t n = std::min(a.size(), b.size());
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t x, y;
-    std::memcpy(&x, a.data() + i, 8);
-    std::memcpy(&y, b.data() + i, 8);
-    if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
-  }
-  for (; i < n; ++i) {
-    const auto x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
-    if (x != y) return x < y ? -1 : 1;
-  }
-  return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
-}
 
 // The physical form a leaf's values take in the file.
 enum class Physical { kBool, kInt32, kInt64, kFloat, kDouble, kBytes, kDecimalBytes };
