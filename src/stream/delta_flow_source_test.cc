@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "base/testing.h"
+#include "delta/snapshot.h"
 #include "delta/table.h"
 #include "delta/transaction.h"
 #include "fs/local_file_system.h"
@@ -24,8 +27,14 @@ class DeltaFlowSourceTest : public ::testing::Test {
   }
   void TearDown() override { (void)fs_.DeleteDirRecursive(dir_); }
 
-  // Appends one data file of rows [first, first + count) as one commit.
+  // Appends one data file of rows [first, first + count) as one commit. A first batch reads the
+  // table's snapshot ordered by (modificationTime, path), as Spark's DeltaSourceSnapshot: each
+  // file is finished in a later millisecond than the one before, or two could go by their
+  // (random) names.
   void AppendFile(delta::Table& table, int64_t first, int64_t count) {
+    while (delta::NowMillis() <= last_modification_time_) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     Batch batch(table.snapshot()->schema());
     for (int64_t i = first; i < first + count; ++i) {
       batch.columns[0].Append<int64_t>(i);
@@ -35,6 +44,7 @@ class DeltaFlowSourceTest : public ::testing::Test {
     ASSERT_OK(writer->Write(batch));
     ASSERT_OK_AND_ASSIGN(std::vector<delta::AddFile> adds, writer->Finish());
     ASSERT_EQ(adds.size(), 1u);
+    last_modification_time_ = adds[0].modification_time;
     auto txn = table.NewTransaction();
     txn->AddFiles(std::move(adds));
     ASSERT_OK(txn->Commit().status());
@@ -83,6 +93,7 @@ class DeltaFlowSourceTest : public ::testing::Test {
 
   fs::LocalFileSystem fs_;
   std::string dir_;
+  int64_t last_modification_time_ = 0;
 };
 
 TEST_F(DeltaFlowSourceTest, HandsFilesOnInChunksInOrder) {
