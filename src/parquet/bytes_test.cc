@@ -38,7 +38,8 @@ TEST(BytesTest, SameAndCompareAgreeWithStringView) {
   }
 }
 
-// Views into a larger buffer: the words read stay within each view's bytes.
+// Views into a larger buffer, with different bytes around them: a word read past a view's end
+// (or before its start) would make equal views differ.
 TEST(BytesTest, ViewsCompareOnlyTheirOwnBytes) {
   const std::string buffer = "xxSO-1234567yySO-1234567zz";
   const std::string_view a(buffer.data() + 2, 10), b(buffer.data() + 14, 10);
