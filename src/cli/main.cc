@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,13 @@ void PrintUsage(FILE* out) {
   }
 }
 
+// Whether the user set a malloc parameter: by its environment variable or in GLIBC_TUNABLES.
+bool UserSetMalloc(const char* variable, const char* tunable) {
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  return std::getenv(variable) != nullptr ||
+         (tunables != nullptr && std::strstr(tunables, tunable) != nullptr);
+}
+
 // glibc gives each thread that allocates while another holds its arena a new arena, up to 8 per
 // core, and every arena keeps the pages its freed chunks leave between trims. weir's threads
 // (fetching, encoding, compressing, RocksDB's, librdkafka's) all take and free batch-sized
@@ -43,18 +51,34 @@ void PrintUsage(FILE* out) {
 // rising for minutes (anonymous memory 99 -> 240 MiB in 4 minutes at 50,000 events/s, 189 MiB of
 // it free in the arenas). Two arenas held it at 150-200 MiB with no loss of speed (bronze and
 // silver on two cores; the threads' own caches serve most small allocations). An arena limit set
-// by the user (MALLOC_ARENA_MAX or GLIBC_TUNABLES) is left alone. Must run before any thread.
+// by the user is left alone. Must run before any thread.
 void LimitMallocArenas() {
-  const char* tunables = std::getenv("GLIBC_TUNABLES");
-  if (std::getenv("MALLOC_ARENA_MAX") != nullptr ||
-      (tunables != nullptr && std::strstr(tunables, "glibc.malloc.arena_max") != nullptr)) {
-    return;
+  if (!UserSetMalloc("MALLOC_ARENA_MAX", "glibc.malloc.arena_max")) mallopt(M_ARENA_MAX, 2);
+}
+
+// glibc gives freed memory back to the system by itself: a block above M_MMAP_THRESHOLD (raised as
+// such blocks are freed, up to 32 MiB) is unmapped when freed, and a heap whose free top exceeds
+// M_TRIM_THRESHOLD is cut back. A backfill frees column buffers, Parquet pages and decompressed
+// column chunks chunk after chunk and allocates the same sizes again a moment later, so the pages
+// it gave back were faulted in and cleared by the kernel again and again (silver from a 2,000,000
+// row bronze table: ~82,000 page faults, a seventh of its CPU time in the kernel's fault paths;
+// ~65,000 when kept). Freed memory now stays in the arenas until weir gives it back itself: a
+// streaming query calls malloc_trim every few seconds and when its run ends (StreamingQuery), so
+// a long run's RSS still follows what its batches need. Settings the user made are left alone.
+// Must run before any thread.
+void KeepFreedMemoryUntilTrimmed() {
+  if (!UserSetMalloc("MALLOC_MMAP_THRESHOLD_", "glibc.malloc.mmap_threshold")) {
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
   }
-  mallopt(M_ARENA_MAX, 2);
+  if (!UserSetMalloc("MALLOC_TRIM_THRESHOLD_", "glibc.malloc.trim_threshold")) {
+    mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+  }
+  if (!UserSetMalloc("MALLOC_TOP_PAD_", "glibc.malloc.top_pad")) mallopt(M_TOP_PAD, 64 << 20);
 }
 
 int Main(int argc, char** argv) {
   LimitMallocArenas();
+  KeepFreedMemoryUntilTrimmed();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     PrintUsage(args.empty() ? stderr : stdout);
