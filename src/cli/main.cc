@@ -63,9 +63,10 @@ void LimitMallocArenas() {
 // it gave back were faulted in and cleared by the kernel again and again (silver from a 2,000,000
 // row bronze table: ~82,000 page faults, a seventh of its CPU time in the kernel's fault paths;
 // ~65,000 when kept). Freed memory now stays in the arenas until weir gives it back itself: a
-// streaming query calls malloc_trim every few seconds and when its run ends (StreamingQuery), so
-// a long run's RSS still follows what its batches need. Settings the user made are left alone.
-// Must run before any thread.
+// streaming query calls malloc_trim after a batch at most every few seconds (StreamingQuery), and
+// an availableNow run between its flows, so a long run's RSS still follows what its batches need
+// (a query that goes idle keeps its last batch's pages until its next batch). Settings the user
+// made are left alone. Must run before any thread.
 void KeepFreedMemoryUntilTrimmed() {
   if (!UserSetMalloc("MALLOC_MMAP_THRESHOLD_", "glibc.malloc.mmap_threshold")) {
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
