@@ -75,14 +75,18 @@ class FaultInjectionFileSystem::FaultRandomAccessFile final : public RandomAcces
 
   Result<int64_t> Size() override {
     std::lock_guard<std::mutex> lock(fs_->mutex_);
-    WEIR_RETURN_NOT_OK(fs_->BeforeCall(FileOp::kFileSize, path()));
-    return base_->Size();
+    Injection injection = fs_->BeforeCall(FileOp::kFileSize, path());
+    WEIR_RETURN_NOT_OK(injection.before);
+    Result<int64_t> size = base_->Size();
+    WEIR_RETURN_NOT_OK(fs_->AfterCall(FileOp::kFileSize, injection, size.status()));
+    return size;
   }
 
   Status ReadAt(int64_t offset, int64_t length, uint8_t* out) override {
     std::lock_guard<std::mutex> lock(fs_->mutex_);
-    WEIR_RETURN_NOT_OK(fs_->BeforeCall(FileOp::kRead, path()));
-    return base_->ReadAt(offset, length, out);
+    Injection injection = fs_->BeforeCall(FileOp::kRead, path());
+    WEIR_RETURN_NOT_OK(injection.before);
+    return fs_->AfterCall(FileOp::kRead, injection, base_->ReadAt(offset, length, out));
   }
 
  private:
@@ -103,30 +107,35 @@ class FaultInjectionFileSystem::FaultWritableFile final : public WritableFile {
 
   Status Append(std::string_view data) override {
     std::lock_guard<std::mutex> lock(fs_->mutex_);
-    WEIR_RETURN_NOT_OK(fs_->BeforeCall(FileOp::kAppend, path()));
+    Injection injection = fs_->BeforeCall(FileOp::kAppend, path());
+    WEIR_RETURN_NOT_OK(injection.before);
     WEIR_RETURN_NOT_OK(CheckAlive(FileOp::kAppend));
     Status status = base_->Append(data);
     size_ = base_->Size();
-    return status;
+    return fs_->AfterCall(FileOp::kAppend, injection, status);
   }
 
   Status Sync() override {
     std::lock_guard<std::mutex> lock(fs_->mutex_);
-    WEIR_RETURN_NOT_OK(fs_->BeforeCall(FileOp::kSync, path()));
+    Injection injection = fs_->BeforeCall(FileOp::kSync, path());
+    WEIR_RETURN_NOT_OK(injection.before);
     WEIR_RETURN_NOT_OK(CheckAlive(FileOp::kSync));
-    WEIR_RETURN_NOT_OK(base_->Sync());
-    auto it = fs_->tracked_.find(path());
-    if (it != fs_->tracked_.end()) it->second.synced_size = base_->Size();
-    return Status::OK();
+    Status status = base_->Sync();
+    if (status.ok()) {
+      auto it = fs_->tracked_.find(path());
+      if (it != fs_->tracked_.end()) it->second.synced_size = base_->Size();
+    }
+    return fs_->AfterCall(FileOp::kSync, injection, status);
   }
 
   Status Close() override {
     std::lock_guard<std::mutex> lock(fs_->mutex_);
-    Status injected = fs_->BeforeCall(FileOp::kClose, path());
-    if (fs_->crashed_) return injected;
+    Injection injection = fs_->BeforeCall(FileOp::kClose, path());
+    if (fs_->crashed_) return injection.before;
     WEIR_RETURN_NOT_OK(CheckAlive(FileOp::kClose));
     Status status = base_->Close();  // the descriptor is released even when the call "fails"
-    return injected.ok() ? status : injected;
+    if (!injection.before.ok()) return injection.before;
+    return fs_->AfterCall(FileOp::kClose, injection, status);
   }
 
   int64_t Size() const override {
@@ -178,9 +187,15 @@ void FaultInjectionFileSystem::FailNthCallOfAnyKind(int64_t n, InjectedError err
   AddRule(FaultRule{std::nullopt, {}, n, false, error});
 }
 
+void FaultInjectionFileSystem::InjectNthCallOfAnyKind(int64_t n, FaultMode mode,
+                                                      int64_t then_fail_reads) {
+  AddRule(FaultRule{std::nullopt, {}, n, false, InjectedError::kEIO, mode, then_fail_reads});
+}
+
 void FaultInjectionFileSystem::ClearRules() {
   std::lock_guard<std::mutex> lock(mutex_);
   rules_.clear();
+  failing_reads_.clear();
 }
 
 int64_t FaultInjectionFileSystem::CallCount(FileOp op) const {
@@ -200,22 +215,52 @@ int64_t FaultInjectionFileSystem::InjectedFailureCount() const {
   return injected_failures_;
 }
 
+std::vector<FileOp> FaultInjectionFileSystem::CallLog() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return call_log_;
+}
+
 void FaultInjectionFileSystem::ResetCounters() {
   std::lock_guard<std::mutex> lock(mutex_);
   for (int64_t& count : call_counts_) count = 0;
+  call_log_.clear();
   injected_failures_ = 0;
 }
 
-Status FaultInjectionFileSystem::BeforeCall(FileOp op, std::string_view path,
-                                            std::string_view other_path) {
+namespace {
+
+bool IsReadOp(FileOp op) {
+  return op == FileOp::kOpenRead || op == FileOp::kRead || op == FileOp::kFileSize ||
+         op == FileOp::kExists || op == FileOp::kGetFileInfo;
+}
+
+}  // namespace
+
+Status FaultInjectionFileSystem::InjectedStatus(FileOp op, std::string_view shown,
+                                                InjectedError error, std::string_view note) {
+  ++injected_failures_;
+  int error_number = error == InjectedError::kENOSPC ? ENOSPC : EIO;
+  Status status = StatusFromErrno(FileOpName(op), shown, error_number);
+  return Status::IOError(status.message() + " [injected fault" + std::string(note) + "]");
+}
+
+FaultInjectionFileSystem::Injection FaultInjectionFileSystem::BeforeCall(
+    FileOp op, std::string_view path, std::string_view other_path) {
+  Injection injection;
+  injection.path = path;
+  injection.other_path = other_path;
   std::string shown(path);
   if (!other_path.empty()) {
     shown += " to ";
     shown += other_path;
   }
-  if (crashed_) return CrashedError(FileOpName(op), shown);
+  if (crashed_) {
+    injection.before = CrashedError(FileOpName(op), shown);
+    return injection;
+  }
   ++call_counts_[static_cast<int>(op)];
-  std::optional<InjectedError> fire;
+  call_log_.push_back(op);
+  std::optional<FaultRule> fire;
   for (RuleState& state : rules_) {
     const FaultRule& rule = state.rule;
     if (rule.op.has_value() && *rule.op != op) continue;
@@ -226,13 +271,50 @@ Status FaultInjectionFileSystem::BeforeCall(FileOp op, std::string_view path,
     ++state.matched;
     bool fails =
         state.matched == rule.nth || (rule.every_call_from_nth && state.matched > rule.nth);
-    if (fails && !fire.has_value()) fire = rule.error;
+    if (fails && !fire.has_value()) fire = rule;
   }
-  if (!fire.has_value()) return Status::OK();
-  ++injected_failures_;
-  int error_number = *fire == InjectedError::kENOSPC ? ENOSPC : EIO;
-  Status status = StatusFromErrno(FileOpName(op), shown, error_number);
-  return Status::IOError(status.message() + " [injected fault]");
+  if (IsReadOp(op) && !fire.has_value()) {
+    auto it = failing_reads_.find(std::string(path));
+    if (it != failing_reads_.end()) {
+      if (--it->second <= 0) failing_reads_.erase(it);
+      injection.before =
+          InjectedStatus(op, shown, InjectedError::kEIO, ": reads of this path fail for a while");
+      return injection;
+    }
+  }
+  if (!fire.has_value()) return injection;
+  if (fire->mode == FaultMode::kFail || IsReadOp(op) || op == FileOp::kList) {
+    // A read that "takes effect" has nothing to show for it: it simply fails.
+    if (fire->mode != FaultMode::kCrashAfter) {
+      if (fire->then_fail_reads > 0) {
+        failing_reads_[std::string(path)] += fire->then_fail_reads;
+        if (!other_path.empty()) failing_reads_[std::string(other_path)] += fire->then_fail_reads;
+      }
+      injection.before = InjectedStatus(op, shown, fire->error, "");
+      return injection;
+    }
+  }
+  injection.after = std::move(fire);
+  return injection;
+}
+
+Status FaultInjectionFileSystem::AfterCall(FileOp op, const Injection& injection, Status result) {
+  if (!injection.after.has_value()) return result;
+  const FaultRule& rule = *injection.after;
+  if (rule.mode == FaultMode::kCrashAfter) {
+    ++injected_failures_;
+    crashed_ = true;
+    static_cast<void>(RollBackLocked());
+    return result;
+  }
+  if (rule.then_fail_reads > 0) {
+    failing_reads_[injection.path] += rule.then_fail_reads;
+    if (!injection.other_path.empty()) failing_reads_[injection.other_path] += rule.then_fail_reads;
+  }
+  std::string shown = injection.path;
+  if (!injection.other_path.empty()) shown += " to " + injection.other_path;
+  return InjectedStatus(op, shown, rule.error,
+                        result.ok() ? ": the call took effect" : ": the call failed by itself");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -337,7 +419,9 @@ void FaultInjectionFileSystem::Reset() {
   std::lock_guard<std::mutex> lock(mutex_);
   crashed_ = false;
   rules_.clear();
+  failing_reads_.clear();
   for (int64_t& count : call_counts_) count = 0;
+  call_log_.clear();
   injected_failures_ = 0;
   tracked_.clear();
   pending_renames_.clear();
@@ -354,18 +438,25 @@ bool FaultInjectionFileSystem::crashed() const {
 Result<std::unique_ptr<RandomAccessFile>> FaultInjectionFileSystem::OpenForRead(
     const std::string& path) {
   std::lock_guard<std::mutex> lock(mutex_);
-  WEIR_RETURN_NOT_OK(BeforeCall(FileOp::kOpenRead, path));
-  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file, base_->OpenForRead(path));
+  Injection injection = BeforeCall(FileOp::kOpenRead, path);
+  WEIR_RETURN_NOT_OK(injection.before);
+  Result<std::unique_ptr<RandomAccessFile>> file = base_->OpenForRead(path);
+  WEIR_RETURN_NOT_OK(AfterCall(FileOp::kOpenRead, injection, file.status()));
   return std::unique_ptr<RandomAccessFile>(
-      std::make_unique<FaultRandomAccessFile>(this, std::move(file)));
+      std::make_unique<FaultRandomAccessFile>(this, std::move(*file)));
 }
 
 Result<std::unique_ptr<WritableFile>> FaultInjectionFileSystem::OpenForWrite(
     const std::string& path) {
+  // A file created but never handed to the caller is destroyed after the lock is released (its
+  // destructor takes the lock).
+  std::unique_ptr<FaultWritableFile> discarded;
   std::lock_guard<std::mutex> lock(mutex_);
-  WEIR_RETURN_NOT_OK(BeforeCall(FileOp::kOpenWrite, path));
+  Injection injection = BeforeCall(FileOp::kOpenWrite, path);
+  WEIR_RETURN_NOT_OK(injection.before);
   Result<bool> existed = base_->Exists(path);
-  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, base_->OpenForWrite(path));
+  Result<std::unique_ptr<WritableFile>> file = base_->OpenForWrite(path);
+  if (!file.ok()) return AfterCall(FileOp::kOpenWrite, injection, file.status());
   auto it = tracked_.find(path);
   if (it != tracked_.end()) {
     it->second.synced_size = 0;
@@ -373,32 +464,47 @@ Result<std::unique_ptr<WritableFile>> FaultInjectionFileSystem::OpenForWrite(
     bool durable = !options_.drop_unsynced_directory_entries || (existed.ok() && *existed);
     tracked_.emplace(path, TrackedFile{0, durable});
   }
-  auto wrapped = std::make_unique<FaultWritableFile>(this, std::move(file));
+  auto wrapped = std::make_unique<FaultWritableFile>(this, std::move(*file));
   open_writable_files_.insert(wrapped.get());
+  Status after = AfterCall(FileOp::kOpenWrite, injection, Status::OK());
+  if (!after.ok()) {
+    // The file was created, but its caller never gets it.
+    open_writable_files_.erase(wrapped.get());
+    wrapped->KillLocked();
+    discarded = std::move(wrapped);
+    return after;
+  }
   return std::unique_ptr<WritableFile>(std::move(wrapped));
 }
 
 Status FaultInjectionFileSystem::PutIfAbsent(const std::string& path, std::string_view data) {
   std::lock_guard<std::mutex> lock(mutex_);
-  WEIR_RETURN_NOT_OK(BeforeCall(FileOp::kPutIfAbsent, path));
-  WEIR_RETURN_NOT_OK(base_->PutIfAbsent(path, data));
-  ForgetLocked(path, /*recursive=*/false);
-  DirSyncedLocked(DirName(path));  // the implementation synced the directory
-  return Status::OK();
+  Injection injection = BeforeCall(FileOp::kPutIfAbsent, path);
+  WEIR_RETURN_NOT_OK(injection.before);
+  Status status = base_->PutIfAbsent(path, data);
+  if (status.ok()) {
+    ForgetLocked(path, /*recursive=*/false);
+    DirSyncedLocked(DirName(path));  // the implementation synced the directory
+  }
+  return AfterCall(FileOp::kPutIfAbsent, injection, status);
 }
 
 Status FaultInjectionFileSystem::WriteAtomic(const std::string& path, std::string_view data) {
   std::lock_guard<std::mutex> lock(mutex_);
-  WEIR_RETURN_NOT_OK(BeforeCall(FileOp::kWriteAtomic, path));
-  WEIR_RETURN_NOT_OK(base_->WriteAtomic(path, data));
-  ForgetLocked(path, /*recursive=*/false);
-  DirSyncedLocked(DirName(path));
-  return Status::OK();
+  Injection injection = BeforeCall(FileOp::kWriteAtomic, path);
+  WEIR_RETURN_NOT_OK(injection.before);
+  Status status = base_->WriteAtomic(path, data);
+  if (status.ok()) {
+    ForgetLocked(path, /*recursive=*/false);
+    DirSyncedLocked(DirName(path));
+  }
+  return AfterCall(FileOp::kWriteAtomic, injection, status);
 }
 
 Status FaultInjectionFileSystem::Rename(const std::string& from, const std::string& to) {
   std::lock_guard<std::mutex> lock(mutex_);
-  WEIR_RETURN_NOT_OK(BeforeCall(FileOp::kRename, from, to));
+  Injection injection = BeforeCall(FileOp::kRename, from, to);
+  WEIR_RETURN_NOT_OK(injection.before);
   std::optional<std::string> replaced;
   if (options_.drop_unsynced_directory_entries) {
     Result<FileInfo> info = base_->GetFileInfo(to);
@@ -407,65 +513,79 @@ Status FaultInjectionFileSystem::Rename(const std::string& from, const std::stri
       if (content.ok()) replaced = std::move(*content);
     }
   }
-  WEIR_RETURN_NOT_OK(base_->Rename(from, to));
-  RenamedLocked(from, to, std::move(replaced));
-  return Status::OK();
+  Status status = base_->Rename(from, to);
+  if (status.ok()) RenamedLocked(from, to, std::move(replaced));
+  return AfterCall(FileOp::kRename, injection, status);
 }
 
 Status FaultInjectionFileSystem::RenameNoReplace(const std::string& from, const std::string& to) {
   std::lock_guard<std::mutex> lock(mutex_);
-  WEIR_RETURN_NOT_OK(BeforeCall(FileOp::kRenameNoReplace, from, to));
-  WEIR_RETURN_NOT_OK(base_->RenameNoReplace(from, to));
-  RenamedLocked(from, to, std::nullopt);
-  return Status::OK();
+  Injection injection = BeforeCall(FileOp::kRenameNoReplace, from, to);
+  WEIR_RETURN_NOT_OK(injection.before);
+  Status status = base_->RenameNoReplace(from, to);
+  if (status.ok()) RenamedLocked(from, to, std::nullopt);
+  return AfterCall(FileOp::kRenameNoReplace, injection, status);
 }
 
 Status FaultInjectionFileSystem::Delete(const std::string& path) {
   std::lock_guard<std::mutex> lock(mutex_);
-  WEIR_RETURN_NOT_OK(BeforeCall(FileOp::kDelete, path));
-  WEIR_RETURN_NOT_OK(base_->Delete(path));
-  ForgetLocked(path, /*recursive=*/false);
-  return Status::OK();
+  Injection injection = BeforeCall(FileOp::kDelete, path);
+  WEIR_RETURN_NOT_OK(injection.before);
+  Status status = base_->Delete(path);
+  if (status.ok()) ForgetLocked(path, /*recursive=*/false);
+  return AfterCall(FileOp::kDelete, injection, status);
 }
 
 Status FaultInjectionFileSystem::DeleteDirRecursive(const std::string& path) {
   std::lock_guard<std::mutex> lock(mutex_);
-  WEIR_RETURN_NOT_OK(BeforeCall(FileOp::kDeleteDirRecursive, path));
-  WEIR_RETURN_NOT_OK(base_->DeleteDirRecursive(path));
-  ForgetLocked(path, /*recursive=*/true);
-  return Status::OK();
+  Injection injection = BeforeCall(FileOp::kDeleteDirRecursive, path);
+  WEIR_RETURN_NOT_OK(injection.before);
+  Status status = base_->DeleteDirRecursive(path);
+  if (status.ok()) ForgetLocked(path, /*recursive=*/true);
+  return AfterCall(FileOp::kDeleteDirRecursive, injection, status);
 }
 
 Status FaultInjectionFileSystem::CreateDirs(const std::string& path) {
   std::lock_guard<std::mutex> lock(mutex_);
-  WEIR_RETURN_NOT_OK(BeforeCall(FileOp::kCreateDirs, path));
-  return base_->CreateDirs(path);
+  Injection injection = BeforeCall(FileOp::kCreateDirs, path);
+  WEIR_RETURN_NOT_OK(injection.before);
+  return AfterCall(FileOp::kCreateDirs, injection, base_->CreateDirs(path));
 }
 
 Result<bool> FaultInjectionFileSystem::Exists(const std::string& path) {
   std::lock_guard<std::mutex> lock(mutex_);
-  WEIR_RETURN_NOT_OK(BeforeCall(FileOp::kExists, path));
-  return base_->Exists(path);
+  Injection injection = BeforeCall(FileOp::kExists, path);
+  WEIR_RETURN_NOT_OK(injection.before);
+  Result<bool> exists = base_->Exists(path);
+  WEIR_RETURN_NOT_OK(AfterCall(FileOp::kExists, injection, exists.status()));
+  return exists;
 }
 
 Result<FileInfo> FaultInjectionFileSystem::GetFileInfo(const std::string& path) {
   std::lock_guard<std::mutex> lock(mutex_);
-  WEIR_RETURN_NOT_OK(BeforeCall(FileOp::kGetFileInfo, path));
-  return base_->GetFileInfo(path);
+  Injection injection = BeforeCall(FileOp::kGetFileInfo, path);
+  WEIR_RETURN_NOT_OK(injection.before);
+  Result<FileInfo> info = base_->GetFileInfo(path);
+  WEIR_RETURN_NOT_OK(AfterCall(FileOp::kGetFileInfo, injection, info.status()));
+  return info;
 }
 
 Result<std::vector<FileInfo>> FaultInjectionFileSystem::List(const std::string& dir) {
   std::lock_guard<std::mutex> lock(mutex_);
-  WEIR_RETURN_NOT_OK(BeforeCall(FileOp::kList, dir));
-  return base_->List(dir);
+  Injection injection = BeforeCall(FileOp::kList, dir);
+  WEIR_RETURN_NOT_OK(injection.before);
+  Result<std::vector<FileInfo>> listed = base_->List(dir);
+  WEIR_RETURN_NOT_OK(AfterCall(FileOp::kList, injection, listed.status()));
+  return listed;
 }
 
 Status FaultInjectionFileSystem::SyncDir(const std::string& path) {
   std::lock_guard<std::mutex> lock(mutex_);
-  WEIR_RETURN_NOT_OK(BeforeCall(FileOp::kSyncDir, path));
-  WEIR_RETURN_NOT_OK(base_->SyncDir(path));
-  DirSyncedLocked(path);
-  return Status::OK();
+  Injection injection = BeforeCall(FileOp::kSyncDir, path);
+  WEIR_RETURN_NOT_OK(injection.before);
+  Status status = base_->SyncDir(path);
+  if (status.ok()) DirSyncedLocked(path);
+  return AfterCall(FileOp::kSyncDir, injection, status);
 }
 
 }  // namespace weir::fs

@@ -1,6 +1,7 @@
-// FaultInjectionFileSystem: a FileSystem wrapper for tests that fails chosen calls (EIO or ENOSPC)
-// and simulates a machine crash by dropping whatever was not made durable (leveldb's
-// db/fault_injection_test.cc and velox's FaultyFileSystem in spirit).
+// FaultInjectionFileSystem: a FileSystem wrapper for tests that fails chosen calls (EIO or ENOSPC),
+// makes them take effect and then report a failure (an ambiguous outcome: a write whose
+// acknowledgement was lost), and simulates a machine crash by dropping whatever was not made
+// durable (leveldb's db/fault_injection_test.cc and velox's FaultyFileSystem in spirit).
 // Thread-safe: one mutex serialises every call, including the wrapped file system's I/O.
 // REQUIRES: the wrapped FileSystem outlives this object, and this object outlives every file
 // opened through it.
@@ -67,6 +68,13 @@ std::string_view FileOpName(FileOp op);
 // or "No space left on device") and the word "injected".
 enum class InjectedError { kEIO, kENOSPC };
 
+// What a rule does to the call it fires on.
+enum class FaultMode {
+  kFail,                // the call does nothing and returns the error
+  kTakeEffectThenFail,  // the call is carried out in full, then returns the error (a lost reply)
+  kCrashAfter,          // the call is carried out and returns its result, then SimulateCrash()
+};
+
 struct FaultRule {
   std::optional<FileOp> op;    // nullopt: calls of every kind match
   std::string path_substring;  // empty: any path; else the call's path (either path of a rename)
@@ -75,6 +83,11 @@ struct FaultRule {
                                // the next matching call)
   bool every_call_from_nth = false;  // false: only the nth matching call fails
   InjectedError error = InjectedError::kEIO;
+  FaultMode mode = FaultMode::kFail;
+  // After the rule fires, this many read calls (open for read, read, size, exists, stat) of the
+  // paths the call touched fail with EIO too: a store that stays unreachable for a while, so
+  // that reading back what was written cannot settle the outcome.
+  int64_t then_fail_reads = 0;
 };
 
 class FaultInjectionFileSystem final : public FileSystem {
@@ -87,7 +100,8 @@ class FaultInjectionFileSystem final : public FileSystem {
   FaultInjectionFileSystem(FileSystem* base, Options options);
   ~FaultInjectionFileSystem() override;
 
-  // --- Failure rules. A failed call does nothing (no partial effect) and returns the IOError. ---
+  // --- Failure rules. A failed call does nothing (no partial effect) and returns the IOError,
+  // unless its rule's mode says otherwise (FaultMode). ---
   void AddRule(FaultRule rule);
   // Fails the nth call of kind `op` from now (whose path contains `path_substring`, if not empty).
   void FailNthCall(FileOp op, int64_t n, InjectedError error = InjectedError::kEIO,
@@ -98,12 +112,17 @@ class FaultInjectionFileSystem final : public FileSystem {
   // Fails the nth call of any kind from now: run a scenario once, read TotalCallCount(), then
   // rerun it failing call k for every k in 1..count.
   void FailNthCallOfAnyKind(int64_t n, InjectedError error = InjectedError::kEIO);
+  // The nth call of any kind from now is treated as `mode` says (with EIO), and then
+  // `then_fail_reads` reads of its paths fail.
+  void InjectNthCallOfAnyKind(int64_t n, FaultMode mode, int64_t then_fail_reads = 0);
   void ClearRules();
 
   // --- Counters: calls made (including failed ones) since construction, Reset() or ResetCounters.
   int64_t CallCount(FileOp op) const;
   int64_t TotalCallCount() const;
   int64_t InjectedFailureCount() const;
+  // The kind of every call counted so far, in order (call n is CallLog()[n - 1]).
+  std::vector<FileOp> CallLog() const;
   void ResetCounters();
 
   // --- Crash simulation (model in the file comment). ---
@@ -151,9 +170,22 @@ class FaultInjectionFileSystem final : public FileSystem {
     std::optional<TrackedFile> replaced_tracking;  // `to`'s crash-model state before the rename
   };
 
-  // Counts the call and returns the injected error if a rule fires, or the crashed error.
+  // What the rules decided for one call.
+  struct Injection {
+    Status before;  // not OK: return it without carrying out the call
+    std::optional<FaultRule> after;  // a kTakeEffectThenFail / kCrashAfter rule that fired
+    std::string path;
+    std::string other_path;
+  };
+  // Counts the call and decides what the rules do to it (a failure before it, or after it), or
+  // returns the crashed error. REQUIRES: mutex_ held.
+  Injection BeforeCall(FileOp op, std::string_view path, std::string_view other_path = {});
+  // The call's result once carried out: `result` itself, or the injected error of a
+  // kTakeEffectThenFail rule (arming its read failures), or `result` after a simulated crash.
   // REQUIRES: mutex_ held.
-  Status BeforeCall(FileOp op, std::string_view path, std::string_view other_path = {});
+  Status AfterCall(FileOp op, const Injection& injection, Status result);
+  Status InjectedStatus(FileOp op, std::string_view shown, InjectedError error,
+                        std::string_view note);
   void RenamedLocked(const std::string& from, const std::string& to,
                      std::optional<std::string> replaced_content);
   void ForgetLocked(const std::string& path, bool recursive);
@@ -168,7 +200,9 @@ class FaultInjectionFileSystem final : public FileSystem {
   bool crashed_ = false;                              // GUARDED_BY(mutex_)
   std::vector<RuleState> rules_;                      // GUARDED_BY(mutex_)
   int64_t call_counts_[kFileOpCount] = {};            // GUARDED_BY(mutex_)
+  std::vector<FileOp> call_log_;                      // GUARDED_BY(mutex_)
   int64_t injected_failures_ = 0;                     // GUARDED_BY(mutex_)
+  std::map<std::string, int64_t> failing_reads_;      // GUARDED_BY(mutex_) path -> reads left
   std::map<std::string, TrackedFile> tracked_;        // GUARDED_BY(mutex_)
   std::vector<PendingRename> pending_renames_;        // GUARDED_BY(mutex_)
   std::set<FaultWritableFile*> open_writable_files_;  // GUARDED_BY(mutex_)

@@ -372,6 +372,92 @@ TEST_F(FaultInjectionFileSystemTest, IsSafeToUseFromSeveralThreads) {
   EXPECT_TRUE(race->starts_with("winner "));
 }
 
+TEST_F(FaultInjectionFileSystemTest, TakeEffectThenFailCarriesOutTheCallAndReportsEio) {
+  FaultInjectionFileSystem fs(&local_);
+  fs.AddRule(FaultRule{.op = FileOp::kPutIfAbsent, .mode = FaultMode::kTakeEffectThenFail});
+  Status put = fs.PutIfAbsent(Path("commit.json"), "ours");
+  EXPECT_TRUE(put.IsIOError()) << put.ToString();
+  EXPECT_NE(put.message().find("took effect"), std::string::npos) << put.ToString();
+  EXPECT_EQ(OnDisk(Path("commit.json")), "ours");  // it happened
+  // The file is durable: a crash keeps it.
+  ASSERT_OK(fs.SimulateCrash());
+  EXPECT_EQ(OnDisk(Path("commit.json")), "ours");
+}
+
+TEST_F(FaultInjectionFileSystemTest, TakeEffectThenFailOnEveryKindOfMutation) {
+  ASSERT_OK(WriteStringToFile(&local_, Path("old"), "old"));
+  FaultInjectionFileSystem fs(&local_);
+  auto lie = [&](FileOp op) {
+    fs.ClearRules();
+    fs.AddRule(FaultRule{.op = op, .mode = FaultMode::kTakeEffectThenFail});
+  };
+  lie(FileOp::kCreateDirs);
+  EXPECT_TRUE(fs.CreateDirs(Path("d/e")).IsIOError());
+  EXPECT_TRUE(*local_.Exists(Path("d/e")));
+  lie(FileOp::kOpenWrite);
+  EXPECT_TRUE(fs.OpenForWrite(Path("d/e/f")).status().IsIOError());
+  EXPECT_TRUE(*local_.Exists(Path("d/e/f")));
+  lie(FileOp::kAppend);
+  ASSERT_OK_AND_ASSIGN(auto file, fs.OpenForWrite(Path("d/e/g")));
+  EXPECT_TRUE(file->Append("abc").IsIOError());
+  lie(FileOp::kSync);
+  EXPECT_TRUE(file->Sync().IsIOError());
+  EXPECT_EQ(OnDisk(Path("d/e/g")), "abc");  // appended and synced
+  lie(FileOp::kClose);
+  EXPECT_TRUE(file->Close().IsIOError());
+  lie(FileOp::kRename);
+  EXPECT_TRUE(fs.Rename(Path("d/e/g"), Path("d/e/h")).IsIOError());
+  EXPECT_EQ(OnDisk(Path("d/e/h")), "abc");
+  lie(FileOp::kSyncDir);
+  EXPECT_TRUE(fs.SyncDir(Path("d/e")).IsIOError());
+  lie(FileOp::kWriteAtomic);
+  EXPECT_TRUE(fs.WriteAtomic(Path("hint"), "7").IsIOError());
+  EXPECT_EQ(OnDisk(Path("hint")), "7");
+  lie(FileOp::kDelete);
+  EXPECT_TRUE(fs.Delete(Path("old")).IsIOError());
+  EXPECT_EQ(OnDisk(Path("old")), std::nullopt);
+  // The directory sync took effect too: the renamed file survives a crash.
+  ASSERT_OK(fs.SimulateCrash());
+  EXPECT_EQ(OnDisk(Path("d/e/h")), "abc");
+}
+
+TEST_F(FaultInjectionFileSystemTest, ReadsOfThePathFailForAWhileAfterALie) {
+  FaultInjectionFileSystem fs(&local_);
+  fs.AddRule(FaultRule{.op = FileOp::kPutIfAbsent,
+                       .mode = FaultMode::kTakeEffectThenFail,
+                       .then_fail_reads = 2});
+  EXPECT_TRUE(fs.PutIfAbsent(Path("c"), "x").IsIOError());
+  ASSERT_OK(WriteStringToFile(&local_, Path("other"), "y"));
+  EXPECT_OK(ReadFileToString(&fs, Path("other")).status());  // other paths read fine
+  EXPECT_TRUE(ReadFileToString(&fs, Path("c")).status().IsIOError());
+  EXPECT_TRUE(fs.Exists(Path("c")).status().IsIOError());
+  ASSERT_OK_AND_ASSIGN(std::string back, ReadFileToString(&fs, Path("c")));  // then it recovers
+  EXPECT_EQ(back, "x");
+}
+
+TEST_F(FaultInjectionFileSystemTest, CrashAfterCarriesOutTheCallThenCrashes) {
+  FaultInjectionFileSystem fs(&local_);
+  ASSERT_OK(fs.CreateDirs(Path("sub")));
+  ASSERT_OK_AND_ASSIGN(auto file, fs.OpenForWrite(Path("sub/data")));
+  ASSERT_OK(file->Append("unsynced"));
+  fs.AddRule(FaultRule{.op = FileOp::kPutIfAbsent, .mode = FaultMode::kCrashAfter});
+  EXPECT_OK(fs.PutIfAbsent(Path("commit"), "c"));  // the call returns as it would
+  EXPECT_TRUE(fs.crashed());
+  EXPECT_EQ(OnDisk(Path("commit")), "c");        // durable when it returned
+  EXPECT_EQ(OnDisk(Path("sub/data")), std::nullopt);  // its entry was never synced
+  EXPECT_TRUE(fs.Exists(Path("commit")).status().IsIOError());
+}
+
+TEST_F(FaultInjectionFileSystemTest, InjectNthCallOfAnyKindCountsLikeFailNth) {
+  FaultInjectionFileSystem fs(&local_);
+  fs.InjectNthCallOfAnyKind(2, FaultMode::kTakeEffectThenFail);
+  EXPECT_OK(fs.CreateDirs(Path("a")));
+  EXPECT_TRUE(fs.CreateDirs(Path("b")).IsIOError());
+  EXPECT_TRUE(*local_.Exists(Path("b")));
+  EXPECT_OK(fs.CreateDirs(Path("c")));
+  EXPECT_EQ(fs.InjectedFailureCount(), 1);
+}
+
 TEST(FileOpNameTest, EveryOpHasAName) {
   for (int i = 0; i < kFileOpCount; ++i) {
     EXPECT_NE(FileOpName(static_cast<FileOp>(i)), "unknown operation") << i;
