@@ -1,5 +1,6 @@
 #include "stream/kafka_flow_source.h"
 
+#include "base/text.h"
 #include "kafka/offsets.h"
 #include "stream/kafka_rows.h"
 
@@ -13,16 +14,26 @@ std::string PartitionAppId(const std::string& flow, const kafka::TopicPartition&
 }
 
 // The flow's per-partition progress in its table: the next offset of every partition it wrote.
-kafka::PartitionOffsets TableProgress(const delta::Snapshot& table, const std::string& flow) {
+// Corruption naming the table and the appId when one of the flow's txns is not of that form.
+Result<kafka::PartitionOffsets> TableProgress(const delta::Snapshot& table,
+                                              const std::string& flow) {
   const std::string prefix = "weir:" + flow + ":";
   kafka::PartitionOffsets progress;
   for (const auto& [app_id, txn] : table.transactions()) {
     if (app_id.rfind(prefix, 0) != 0) continue;
     std::string rest = app_id.substr(prefix.size());
     size_t colon = rest.rfind(':');
-    if (colon == std::string::npos) continue;
-    progress[kafka::TopicPartition{rest.substr(0, colon), std::stoi(rest.substr(colon + 1))}] =
-        txn.version;
+    Result<int32_t> partition =
+        colon == std::string::npos || colon == 0
+            ? Result<int32_t>(Status::InvalidArgument("no topic:partition"))
+            : ParseInt32(std::string_view(rest).substr(colon + 1), "partition");
+    if (!partition.ok() || *partition < 0) {
+      return Status::Corruption("Delta table " + table.table_root() + " holds the txn appId '" +
+                                app_id + "', which is not of the form weir:" + flow +
+                                ":<topic>:<partition>; the flow cannot tell where that partition "
+                                "stands: remove or correct that txn, or write to a new table");
+    }
+    progress[kafka::TopicPartition{rest.substr(0, colon), *partition}] = txn.version;
   }
   return progress;
 }
@@ -72,7 +83,7 @@ Status KafkaFlowSource::StartFresh(Checkpoint& checkpoint, const delta::Snapshot
     Status st = checkpoint.WriteInitialOffsets(0, kafka::PartitionOffsetsToJson({}));
     return st.IsAlreadyExists() ? Status::OK() : st;
   }
-  const kafka::PartitionOffsets from_table = TableProgress(table, flow_);
+  WEIR_ASSIGN_OR_RETURN(const kafka::PartitionOffsets from_table, TableProgress(table, flow_));
   if (!from_table.empty()) {
     WEIR_ASSIGN_OR_RETURN(std::set<kafka::TopicPartition> partitions, source_->ListPartitions());
     kafka::PartitionOffsets start;
@@ -251,7 +262,7 @@ Result<std::optional<std::string>> KafkaFlowSource::PlanNextInGroup(const Trigge
   table_progress_.clear();
   if (owned.empty()) return std::optional<std::string>();
   WEIR_ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> table, table_());
-  const kafka::PartitionOffsets progress = TableProgress(*table, flow_);
+  WEIR_ASSIGN_OR_RETURN(const kafka::PartitionOffsets progress, TableProgress(*table, flow_));
   std::set<kafka::TopicPartition> untracked;
   for (const auto& tp : owned) {
     auto it = progress.find(tp);
