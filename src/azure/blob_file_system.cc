@@ -221,9 +221,16 @@ Status BlobFileSystem::Upload(const std::string& blob, std::string_view data,
   }
   if (status.IsAlreadyExists() && retried) {
     // A retried create can fail because its own first attempt succeeded (the response was
-    // lost). The blob then holds exactly our bytes.
+    // lost). The blob then holds exactly our bytes; when it cannot be read, nobody can tell
+    // whether it is ours: not AlreadyExists (a proof of someone else's blob), but Unavailable.
     auto existing = client_.GetBlob(root_.container, blob);
     if (existing.ok() && *existing == data) return Status::OK();
+    if (!existing.ok()) {
+      return Status::Unavailable("put-if-absent " + RedactUrl(blob) +
+                                 ": a retried create found the blob existing and reading it "
+                                 "failed (" + existing.status().message() +
+                                 "), so whether it holds this write is unknown");
+    }
   }
   return status;
 }

@@ -668,50 +668,36 @@ int AppendMain(const Flags& flags) {
       return 0;
     }
   }
-  auto writer = delta::DataFileWriter::Open(*snapshot);
-  if (!writer.ok()) return Fail(writer.status());
   const columnar::Schema& schema = snapshot->schema();
-  BatchSink sink = [&](const columnar::Batch& b) { return (*writer)->Write(b); };
   const std::string input = flags.Get("input");
-  Status read = format == "jsonl" ? ReadJsonLines(input, schema, sink)
-                : format == "csv" ? ReadCsv(input, schema, sink)
-                                  : ReadParquet(input, sink);
-  if (!read.ok()) {
-    (*writer)->Abort();
-    return Fail(read);
-  }
-  auto adds = (*writer)->Finish();
-  if (!adds.ok()) {
-    (*writer)->Abort();
-    return Fail(adds.status());
-  }
-  int64_t files = static_cast<int64_t>(adds->size());
-  if (adds->empty() && options.txns.empty()) {
-    std::printf("no rows to append; table %s stays at version %lld\n", snapshot->table_root().c_str(),
-                static_cast<long long>(snapshot->version()));
+  int64_t rows = 0;
+  options.skip_if_empty = true;
+  auto result = (*table)->Append(
+      [&](const delta::BatchSink& sink) {
+        delta::BatchSink counted = [&](const columnar::Batch& b) {
+          rows += b.num_rows();
+          return sink(b);
+        };
+        return format == "jsonl" ? ReadJsonLines(input, schema, counted)
+               : format == "csv" ? ReadCsv(input, schema, counted)
+                                 : ReadParquet(input, counted);
+      },
+      options);
+  if (!result.ok()) return Fail(result.status());
+  if (!result->committed && !result->already_committed) {
+    std::printf("no rows to append; table %s stays at version %lld\n",
+                snapshot->table_root().c_str(), static_cast<long long>(snapshot->version()));
     return 0;
   }
-  delta::Transaction txn(snapshot);
-  txn.AddFiles(std::move(*adds));
-  for (const auto& t : options.txns) {
-    Status st = txn.SetTxn(t.app_id, t.version);
-    if (!st.ok()) return Fail(st);
-  }
-  auto result = txn.Commit();
-  if (!result.ok()) {
-    if (result.status().IsConflict()) (*writer)->Abort();
-    return Fail(result.status());
-  }
   if (result->already_committed) {
-    (*writer)->Abort();
     std::printf("skipped: a concurrent run already committed this txn (version %lld)\n",
                 static_cast<long long>(result->version));
     return 0;
   }
   std::printf("committed version %lld: %lld rows in %lld files (%d attempt%s)\n",
-              static_cast<long long>(result->version),
-              static_cast<long long>((*writer)->rows_written()), static_cast<long long>(files),
-              result->attempts, result->attempts == 1 ? "" : "s");
+              static_cast<long long>(result->version), static_cast<long long>(rows),
+              static_cast<long long>(result->files_added), result->attempts,
+              result->attempts == 1 ? "" : "s");
   if (result->checkpoint_written) {
     std::printf("checkpoint written at version %lld\n", static_cast<long long>(result->version));
   }

@@ -1,5 +1,6 @@
 #include "delta/committer.h"
 
+#include <optional>
 #include <variant>
 
 #include "delta/log_path.h"
@@ -67,9 +68,19 @@ Result<ConcurrentCommitVerdict> CheckConcurrentCommit(const ConflictIntent& inte
 Result<CommitOutcome> CommitWithRetries(fs::FileSystem* fs, const std::string& table_root,
                                         const ConflictIntent& intent,
                                         const std::function<std::string(int64_t version)>& content,
-                                        CommitterOptions options) {
+                                        CommitterOptions options, bool* outcome_unknown) {
+  if (outcome_unknown != nullptr) *outcome_unknown = false;
   const std::string log_dir = LogDirPath(table_root);
   CommitOutcome outcome;
+  auto unknown = [&](int64_t version, const Status& put, const Status& read_back) {
+    if (outcome_unknown != nullptr) *outcome_unknown = true;
+    return Status::Unavailable(
+        "the commit of version " + std::to_string(version) + " to Delta table " + table_root +
+        " has an unknown outcome (" + put.message() + "; reading it back: " + read_back.message() +
+        "): its data files are kept; a run that records its progress in the table (a "
+        "streaming flow) settles it from the log when it runs again, and `weir table history " +
+        table_root + "` shows whether version " + std::to_string(version) + " holds it");
+  };
   int64_t version = intent.read_version + 1;
   while (true) {
     if (outcome.attempts >= options.max_attempts) {
@@ -81,8 +92,8 @@ Result<CommitOutcome> CommitWithRetries(fs::FileSystem* fs, const std::string& t
     const std::string path = fs::JoinPath(log_dir, CommitFileName(version));
     const std::string data = content(version);
     Status put = fs->PutIfAbsent(path, data);
-    bool lost = put.IsAlreadyExists();
-    if (!put.ok() && !lost) {
+    std::optional<std::string> winner_text;  // the commit now at `version`, if not ours
+    if (!put.ok() && !put.IsAlreadyExists()) {
       // The outcome is unknown: our commit may or may not be there. Read it back to decide.
       auto existing = fs::ReadFileToString(fs, path);
       if (existing.ok()) {
@@ -90,26 +101,33 @@ Result<CommitOutcome> CommitWithRetries(fs::FileSystem* fs, const std::string& t
           outcome.version = version;
           return outcome;
         }
-        lost = true;  // someone else's commit
+        winner_text = std::move(*existing);  // someone else's commit
       } else if (existing.status().IsNotFound()) {
         return put.WithContext("commit of version " + std::to_string(version) + " to Delta table " +
                                table_root + " failed; nothing was committed");
       } else {
-        return Status::IOError("commit of version " + std::to_string(version) + " to Delta table " +
-                               table_root + " has an unknown outcome (" + put.message() +
-                               "; reading it back: " + existing.status().message() +
-                               "); retrying the same transaction is safe when it carries a txn");
+        return unknown(version, put, existing.status());
       }
     }
-    if (!lost) {
+    if (put.ok()) {
       outcome.version = version;
       return outcome;
     }
     if (intent.read_version < 0 && version == 0) {
       return Status::AlreadyExists("a Delta table already exists at " + table_root);
     }
-    WEIR_ASSIGN_OR_RETURN(std::string winner_text, fs::ReadFileToString(fs, path));
-    WEIR_ASSIGN_OR_RETURN(auto winner, ParseActions(winner_text, path));
+    if (!winner_text) {
+      // "Already exists" is proof of a loss only once the winner is seen not to be our own
+      // bytes: a store that retries a put whose first try landed reports it the same way.
+      auto winner = fs::ReadFileToString(fs, path);
+      if (!winner.ok()) return unknown(version, put, winner.status());
+      if (*winner == data) {
+        outcome.version = version;
+        return outcome;
+      }
+      winner_text = std::move(*winner);
+    }
+    WEIR_ASSIGN_OR_RETURN(auto winner, ParseActions(*winner_text, path));
     WEIR_ASSIGN_OR_RETURN(auto verdict, CheckConcurrentCommit(intent, version, winner));
     if (verdict == ConcurrentCommitVerdict::kAlreadyCommitted) {
       outcome.version = version;

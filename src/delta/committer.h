@@ -10,7 +10,15 @@
 //    with (Delta's ConcurrentAppendException under Serializable isolation; blind appends
 //    included): Conflict naming both versions (the caller must redo its work);
 //  - otherwise (e.g. both are blind appends) we retry as N+1.
-// An IOError from PutIfAbsent leaves the outcome unknown: the file is read back to decide.
+// A winner holding exactly our bytes is our own commit (a retried put whose first try landed).
+// An error from PutIfAbsent leaves the outcome unknown: the file is read back to decide (our
+// bytes: committed; absent: not committed; another commit: lost, as above). When the read-back
+// fails too — or the winner of an AlreadyExists cannot be read to tell it from our own bytes —
+// the outcome stays unknown: Unavailable naming the table and version, with
+// `*outcome_unknown` set. The commit may then be in the log; whoever wrote its data files must
+// keep them (the next run of a writer that records a txn settles it from the log: txn present,
+// the work is done; absent, redo it; files of a commit that never landed are orphans VACUUM
+// removes). Every other error means nothing was committed.
 // Stateless functions; thread-safe given a thread-safe FileSystem.
 #pragma once
 
@@ -70,10 +78,12 @@ struct CommitterOptions {
 // Writes `content(version)` as version read_version+1 of the table at `table_root`, retrying
 // after compatible concurrent commits. `content` is called for each attempt (its commitInfo
 // carries the attempt's version and time). For read_version -1, losing version 0 is
-// AlreadyExists ("the table already exists").
+// AlreadyExists ("the table already exists"). On an error, `*outcome_unknown` (if given) says
+// whether the commit may have been written nevertheless (see the top of this file).
 Result<CommitOutcome> CommitWithRetries(fs::FileSystem* fs, const std::string& table_root,
                                         const ConflictIntent& intent,
                                         const std::function<std::string(int64_t version)>& content,
-                                        CommitterOptions options = {});
+                                        CommitterOptions options = {},
+                                        bool* outcome_unknown = nullptr);
 
 }  // namespace weir::delta

@@ -383,9 +383,7 @@ std::string JsonText(const Json& j) { return j.dump(-1, ' ', false, Json::error_
 
 }  // namespace
 
-PreparedMerge::~PreparedMerge() {
-  if (!finished_ && writer_) writer_->Abort();
-}
+PreparedMerge::~PreparedMerge() = default;  // an uncommitted transaction deletes its files
 
 Result<std::unique_ptr<PreparedMerge>> PreparedMerge::Prepare(std::shared_ptr<const Snapshot> target,
                                                               const Batch& source_in,
@@ -529,9 +527,9 @@ Result<std::unique_ptr<PreparedMerge>> PreparedMerge::Prepare(std::shared_ptr<co
 
   auto writer = [&]() -> Result<DataFileWriter*> {
     if (!merge->writer_) {
-      WEIR_ASSIGN_OR_RETURN(merge->writer_, DataFileWriter::Open(snapshot, options.writer));
+      WEIR_ASSIGN_OR_RETURN(merge->writer_, txn.NewDataFileWriter(options.writer));
     }
-    return merge->writer_.get();
+    return merge->writer_;
   };
   std::vector<bool> matched(source.num_rows(), false);
   std::unique_ptr<TableScan> scan;
@@ -587,12 +585,9 @@ Result<std::unique_ptr<PreparedMerge>> PreparedMerge::Prepare(std::shared_ptr<co
     WEIR_ASSIGN_OR_RETURN(DataFileWriter * w, writer());
     WEIR_RETURN_NOT_OK(w->Write(inserts));
   }
-  if (merge->writer_) {
-    WEIR_ASSIGN_OR_RETURN(std::vector<AddFile> adds, merge->writer_->Finish());
-    metrics.num_target_files_added = static_cast<int64_t>(adds.size());
-    for (const AddFile& a : adds) metrics.num_target_bytes_added += a.size;
-    txn.AddFiles(std::move(adds));
-  }
+  WEIR_RETURN_NOT_OK(txn.FinishDataFiles());
+  metrics.num_target_files_added = static_cast<int64_t>(txn.adds().size());
+  for (const AddFile& a : txn.adds()) metrics.num_target_bytes_added += a.size;
   merge->has_changes_ = !txn.adds().empty() || !txn.removes().empty();
 
   // commitInfo: operation MERGE, its predicates and metrics, as Delta writes them.
@@ -649,16 +644,8 @@ Result<MergeResult> PreparedMerge::Commit() {
     result_.commit.snapshot = transaction_->read_snapshot();
     return result_;
   }
-  Result<CommitResult> commit = transaction_->Commit();
-  if (!commit.ok()) {
-    // A conflict or an invalid change committed nothing; an unknown outcome (IOError) may have:
-    // its files must stay.
-    if (writer_ && !commit.status().IsIOError()) writer_->Abort();
-    return commit.status();
-  }
-  result_.commit = *commit;
-  if (commit->already_committed) {
-    if (writer_) writer_->Abort();
+  WEIR_ASSIGN_OR_RETURN(result_.commit, transaction_->Commit());  // the files' rule applied
+  if (result_.commit.already_committed) {
     result_.already_committed = true;
   } else {
     result_.committed = true;

@@ -102,14 +102,15 @@ class PreparedMerge {
   Transaction& transaction() { return *transaction_; }
   // Commits. Conflict when a concurrent commit removed a file this merge read or added files
   // that may hold rows matching what it read: reload the table and run the merge again. The
-  // data files written are deleted when nothing was committed.
+  // data files written follow Transaction's rule: deleted when the commit is known not to have
+  // happened, kept when its outcome is unknown (Unavailable).
   Result<MergeResult> Commit();
 
  private:
   PreparedMerge() = default;
 
-  std::unique_ptr<Transaction> transaction_;
-  std::unique_ptr<DataFileWriter> writer_;
+  std::unique_ptr<Transaction> transaction_;  // owns the merge's data file writer
+  DataFileWriter* writer_ = nullptr;
   MergeResult result_;
   bool has_changes_ = false;
   bool has_txn_ = false;

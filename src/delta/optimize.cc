@@ -211,13 +211,8 @@ StringMap OptimizeMetrics(const OptimizeResult& result, std::vector<int64_t> add
           {"preserveInsertionOrder", "true"}};
 }
 
-// Deletes the files of every writer (work that will not be committed).
-void AbortAll(std::vector<std::unique_ptr<DataFileWriter>>& writers) {
-  for (auto& w : writers) w->Abort();
-}
-
 // Rewrites the plan's bins and commits them. Fills `result`; Conflict when a concurrent commit
-// removed one of the files (the new files are deleted then).
+// removed one of the files (the new files are deleted then, by Transaction's rule).
 Status RewriteAndCommit(const std::shared_ptr<const Snapshot>& snapshot, const Plan& plan,
                         const OptimizeOptions& options, const PartitionPredicate& predicate,
                         OptimizeResult* result) {
@@ -226,75 +221,58 @@ Status RewriteAndCommit(const std::shared_ptr<const Snapshot>& snapshot, const P
   writer_options.target_file_size = options.target_file_size;
   writer_options.data_change = false;
 
-  std::vector<std::unique_ptr<DataFileWriter>> writers;
-  std::vector<AddFile> adds;
-  std::vector<RemoveFile> removes;
-  const int64_t now = NowMillis();
-  auto rewrite = [&]() -> Status {
-    for (const Bin& bin : plan.bins) {
-      WEIR_ASSIGN_OR_RETURN(auto writer, DataFileWriter::Open(*snapshot, writer_options));
-      writers.push_back(std::move(writer));
-      DataFileWriter& w = *writers.back();
-      int64_t expected_rows = 0;
-      for (const auto& add : bin.files) {
-        WEIR_ASSIGN_OR_RETURN(columnar::Batch batch, scan->ReadFile(*add));
-        auto n = add->NumRecords();
-        if (n && *n != batch.num_rows()) {
-          return Status::Corruption(
-              "data file " + add->path + " of Delta table " + snapshot->table_root() + " holds " +
-              std::to_string(batch.num_rows()) + " rows but its statistics say " +
-              std::to_string(*n) + "; OPTIMIZE leaves it alone: check the file");
-        }
-        expected_rows += batch.num_rows();
-        WEIR_RETURN_NOT_OK(w.Write(batch));
-        removes.push_back(MakeRemove(*add, now, /*data_change=*/false));
-        result->num_removed_bytes += add->size;
-      }
-      WEIR_ASSIGN_OR_RETURN(std::vector<AddFile> written, w.Finish());
-      int64_t written_rows = 0;
-      for (AddFile& a : written) {
-        written_rows += a.NumRecords().value_or(0);
-        result->num_added_bytes += a.size;
-        adds.push_back(std::move(a));
-      }
-      if (written_rows != expected_rows || w.rows_written() != expected_rows) {
-        return Status::Internal("OPTIMIZE of Delta table " + snapshot->table_root() + " read " +
-                                std::to_string(expected_rows) + " rows but wrote " +
-                                std::to_string(written_rows) + "; nothing was committed");
-      }
-      result->num_rows += expected_rows;
-    }
-    return Status::OK();
-  };
-  Status rewritten = rewrite();
-  if (!rewritten.ok()) {
-    AbortAll(writers);
-    return rewritten;
-  }
-
   Transaction txn(snapshot);
-  result->num_removed_files = static_cast<int64_t>(removes.size());
-  result->num_added_files = static_cast<int64_t>(adds.size());
+  const int64_t now = NowMillis();
+  int64_t expected_rows = 0;
+  for (const Bin& bin : plan.bins) {
+    WEIR_ASSIGN_OR_RETURN(DataFileWriter * w, txn.NewDataFileWriter(writer_options));
+    int64_t bin_rows = 0;
+    for (const auto& add : bin.files) {
+      WEIR_ASSIGN_OR_RETURN(columnar::Batch batch, scan->ReadFile(*add));
+      auto n = add->NumRecords();
+      if (n && *n != batch.num_rows()) {
+        return Status::Corruption(
+            "data file " + add->path + " of Delta table " + snapshot->table_root() + " holds " +
+            std::to_string(batch.num_rows()) + " rows but its statistics say " +
+            std::to_string(*n) + "; OPTIMIZE leaves it alone: check the file");
+      }
+      bin_rows += batch.num_rows();
+      WEIR_RETURN_NOT_OK(w->Write(batch));
+      txn.RemoveFile(MakeRemove(*add, now, /*data_change=*/false));
+      result->num_removed_bytes += add->size;
+    }
+    if (w->rows_written() != bin_rows) {
+      return Status::Internal("OPTIMIZE of Delta table " + snapshot->table_root() + " read " +
+                              std::to_string(bin_rows) + " rows of a bin but wrote " +
+                              std::to_string(w->rows_written()) + "; nothing was committed");
+    }
+    expected_rows += bin_rows;
+  }
+  WEIR_RETURN_NOT_OK(txn.FinishDataFiles());
+  int64_t written_rows = 0;
   std::vector<int64_t> added_sizes;
-  for (const AddFile& a : adds) added_sizes.push_back(a.size);
-  txn.RemoveFiles(std::move(removes));
-  txn.AddFiles(std::move(adds));
+  for (const AddFile& a : txn.adds()) {
+    written_rows += a.NumRecords().value_or(0);
+    result->num_added_bytes += a.size;
+    added_sizes.push_back(a.size);
+  }
+  if (written_rows != expected_rows) {
+    return Status::Internal("OPTIMIZE of Delta table " + snapshot->table_root() + " read " +
+                            std::to_string(expected_rows) + " rows but its new files hold " +
+                            std::to_string(written_rows) + "; nothing was committed");
+  }
+  result->num_rows += expected_rows;
+  result->num_removed_files = static_cast<int64_t>(txn.removes().size());
+  result->num_added_files = static_cast<int64_t>(txn.adds().size());
   txn.SetOperationMetrics(OptimizeMetrics(*result, added_sizes, plan));
   std::vector<std::string> predicates;
   if (!predicate.empty()) predicates.push_back(predicate.text());
   txn.SetOperation("OPTIMIZE", {{"predicate", JsonStringArray(predicates)},
                                 {"zOrderBy", "[]"},
                                 {"auto", options.is_auto ? "true" : "false"}});
-  auto committed = txn.Commit();
-  if (!committed.ok()) {
-    const Status& st = committed.status();
-    // Only errors that certainly left nothing committed may delete the new files; after an
-    // unresolved IOError they may be referenced by a commit, and stay (VACUUM removes orphans).
-    if (st.IsConflict() || st.IsInvalidArgument() || st.IsNotImplemented()) AbortAll(writers);
-    return st;
-  }
-  result->version = committed->version;
-  result->checkpoint_written = committed->checkpoint_written;
+  WEIR_ASSIGN_OR_RETURN(CommitResult committed, txn.Commit());
+  result->version = committed.version;
+  result->checkpoint_written = committed.checkpoint_written;
   return Status::OK();
 }
 

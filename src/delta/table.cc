@@ -93,16 +93,21 @@ std::unique_ptr<Transaction> Table::NewTransaction() const {
   return std::make_unique<Transaction>(snapshot_);
 }
 
-Result<std::unique_ptr<DataFileWriter>> Table::NewDataFileWriter(DataWriterOptions options) const {
-  return DataFileWriter::Open(*snapshot_, options);
-}
-
 Result<std::unique_ptr<TableScan>> Table::NewScan(ScanOptions options) const {
   return TableScan::Make(snapshot_, std::move(options));
 }
 
 Result<CommitResult> Table::Append(const std::vector<columnar::Batch>& batches,
                                    const AppendOptions& options) {
+  return Append(
+      [&batches](const BatchSink& sink) {
+        for (const columnar::Batch& b : batches) WEIR_RETURN_NOT_OK(sink(b));
+        return Status::OK();
+      },
+      options);
+}
+
+Result<CommitResult> Table::Append(const BatchSource& source, const AppendOptions& options) {
   for (const SetTransaction& t : options.txns) {
     auto committed = snapshot_->TxnVersion(t.app_id);
     if (committed && *committed >= t.version) {
@@ -113,34 +118,20 @@ Result<CommitResult> Table::Append(const std::vector<columnar::Batch>& batches,
       return skipped;
     }
   }
-  WEIR_ASSIGN_OR_RETURN(auto writer, DataFileWriter::Open(*snapshot_, options.writer));
-  for (const columnar::Batch& b : batches) {
-    Status st = writer->Write(b);
-    if (!st.ok()) {
-      writer->Abort();
-      return st;
-    }
-  }
-  auto adds = writer->Finish();
-  if (!adds.ok()) {
-    writer->Abort();
-    return adds.status();
-  }
   Transaction txn(snapshot_);
-  txn.AddFiles(std::move(*adds));
+  WEIR_ASSIGN_OR_RETURN(DataFileWriter * writer, txn.NewDataFileWriter(options.writer));
+  WEIR_RETURN_NOT_OK(source([writer](const columnar::Batch& b) { return writer->Write(b); }));
+  if (options.skip_if_empty && writer->rows_written() == 0 && options.txns.empty()) {
+    CommitResult nothing;
+    nothing.version = snapshot_->version();
+    nothing.snapshot = snapshot_;
+    return nothing;  // the transaction deletes its (empty) writer's files, if any
+  }
   for (const SetTransaction& t : options.txns) WEIR_RETURN_NOT_OK(txn.SetTxn(t.app_id, t.version));
   if (options.operation) txn.SetOperation(*options.operation, options.operation_parameters);
-  auto result = txn.Commit();
-  if (!result.ok()) {
-    // A conflict proves the commit was not written: its files are orphans.
-    if (result.status().IsConflict() || result.status().IsInvalidArgument()) writer->Abort();
-    return result.status();
-  }
-  if (result->already_committed) {
-    writer->Abort();
-  }
-  if (result->snapshot && result->snapshot->version() >= snapshot_->version()) {
-    snapshot_ = result->snapshot;
+  WEIR_ASSIGN_OR_RETURN(CommitResult result, txn.Commit());
+  if (result.snapshot && result.snapshot->version() >= snapshot_->version()) {
+    snapshot_ = result.snapshot;
   }
   return result;
 }

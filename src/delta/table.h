@@ -8,6 +8,7 @@
 // REQUIRES: the FileSystem outlives the Table and everything obtained from it.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +25,10 @@
 
 namespace weir::delta {
 
+// Hands batches to `sink` one at a time (a file reader, say); returns the first error.
+using BatchSink = std::function<Status(const columnar::Batch&)>;
+using BatchSource = std::function<Status(const BatchSink& sink)>;
+
 struct AppendOptions {
   // Application progress recorded atomically with the data (see Transaction::SetTxn).
   std::vector<SetTransaction> txns;
@@ -31,6 +36,8 @@ struct AppendOptions {
   std::optional<std::string> operation;
   StringMap operation_parameters;
   DataWriterOptions writer;
+  // No rows and no txns: commit nothing (CommitResult::committed false, the table's version).
+  bool skip_if_empty = false;
 };
 
 class Table {
@@ -60,14 +67,15 @@ class Table {
 
   // A transaction on the latest snapshot seen.
   std::unique_ptr<Transaction> NewTransaction() const;
-  Result<std::unique_ptr<DataFileWriter>> NewDataFileWriter(DataWriterOptions options = {}) const;
   Result<std::unique_ptr<TableScan>> NewScan(ScanOptions options = {}) const;
 
   // Writes `batches` as new data files and commits them with `options.txns`. When a txn of the
   // options is already at or past its version in the table, returns already_committed without
-  // writing. Files written for a commit that lost to a concurrent run of the same txn are deleted.
+  // writing. The files follow Transaction's rule (deleted unless committed or in doubt).
   Result<CommitResult> Append(const std::vector<columnar::Batch>& batches,
                               const AppendOptions& options = {});
+  // The same with the batches from `source`, written as they come.
+  Result<CommitResult> Append(const BatchSource& source, const AppendOptions& options = {});
   // Checkpoints the latest version.
   Result<CheckpointInfo> Checkpoint(CheckpointOptions options = {});
 

@@ -40,6 +40,46 @@ Transaction::Transaction(fs::FileSystem* fs, std::string table_root)
   intent_.read_version = -1;
 }
 
+Transaction::~Transaction() {
+  if (!committed_) DeleteDataFiles();
+}
+
+Result<DataFileWriter*> Transaction::NewDataFileWriter(DataWriterOptions options) {
+  if (committed_ || writers_finished_) {
+    return Status::InvalidArgument("a Transaction takes no new data files once finished");
+  }
+  if (!read_snapshot_) {
+    return Status::InvalidArgument("a transaction that creates its table writes no data files");
+  }
+  WEIR_ASSIGN_OR_RETURN(auto writer, DataFileWriter::Open(*read_snapshot_, options));
+  writers_.push_back(std::move(writer));
+  return writers_.back().get();
+}
+
+Status Transaction::FinishDataFiles() {
+  if (writers_finished_) return Status::OK();
+  writers_finished_ = true;
+  for (const auto& writer : writers_) {
+    Result<std::vector<delta::AddFile>> files = writer->Finish();
+    if (!files.ok()) {
+      DeleteDataFiles();
+      return files.status();
+    }
+    AddFiles(std::move(*files));
+  }
+  return Status::OK();
+}
+
+void Transaction::Abort() {
+  if (committed_) return;
+  committed_ = true;
+  DeleteDataFiles();
+}
+
+void Transaction::DeleteDataFiles() {
+  for (const auto& writer : writers_) writer->Abort();
+}
+
 void Transaction::AddFile(delta::AddFile add) { adds_.push_back(std::move(add)); }
 
 void Transaction::AddFiles(std::vector<delta::AddFile> adds) {
@@ -197,7 +237,17 @@ CommitInfo Transaction::BuildCommitInfo(int64_t now_ms) const {
 
 Result<CommitResult> Transaction::Commit() {
   if (committed_) return Status::InvalidArgument("a Transaction can be committed only once");
+  Status finished = FinishDataFiles();
   committed_ = true;
+  WEIR_RETURN_NOT_OK(finished);
+  Result<CommitResult> result = CommitActions();
+  // The rule for the writers' files (top of transaction.h): kept unless the commit is known not
+  // to have happened.
+  if (result.ok() ? result->already_committed : !outcome_unknown_) DeleteDataFiles();
+  return result;
+}
+
+Result<CommitResult> Transaction::CommitActions() {
   CommitResult result;
 
   if (!read_snapshot_ && (!new_metadata_ || !new_protocol_)) {
@@ -256,10 +306,13 @@ Result<CommitResult> Transaction::Commit() {
     return SerializeActions(actions);
   };
   WEIR_ASSIGN_OR_RETURN(CommitOutcome outcome,
-                        CommitWithRetries(fs_, table_root_, intent_, content, committer_options_));
+                        CommitWithRetries(fs_, table_root_, intent_, content, committer_options_,
+                                          &outcome_unknown_));
   result.version = outcome.version;
   result.already_committed = outcome.already_committed;
+  result.committed = !outcome.already_committed;
   result.attempts = outcome.attempts;
+  if (result.committed) result.files_added = static_cast<int64_t>(adds_.size());
 
   // The table as of the committed version.
   Result<std::shared_ptr<const Snapshot>> after =

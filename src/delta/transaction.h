@@ -1,10 +1,12 @@
 // Transaction: a set of changes (files added and removed, txn versions, metadata) committed
-// atomically as one new version of a table, on top of the snapshot it read.
+// atomically as one new version of a table, on top of the snapshot it read. It is weir's one
+// write-and-commit path: the data files a commit adds are written by the transaction's own
+// writers (NewDataFileWriter), and one rule decides their fate.
 //
 // Typical streaming micro-batch:
 //   Transaction txn(table.snapshot());
 //   if (txn.read_snapshot().TxnVersion(query_id) >= batch_id) skip;  // done before a crash
-//   txn.AddFiles(adds from a DataFileWriter);
+//   DataFileWriter* writer = txn.NewDataFileWriter();  writer->Write(rows) ...
 //   txn.SetTxn(query_id, batch_id);
 //   txn.SetTxn("weir:<flow>:<topic>:<partition>", next_offset);  // one per Kafka partition
 //   txn.SetStreamingUpdate(query_id, batch_id);
@@ -14,7 +16,17 @@
 // the Committer (put-if-absent, retries after compatible concurrent commits, see committer.h),
 // then writes a checkpoint when the committed version is a multiple of delta.checkpointInterval.
 // A failed checkpoint does not fail the commit (CommitResult::checkpoint_status).
-// A Transaction is used by one thread and committed once.
+//
+// The rule for the files of the transaction's writers: they are deleted only when the commit is
+// known not to have happened — the transaction is destroyed or Abort()ed without committing,
+// Commit() fails for any reason but an unknown outcome, or the work was already committed by
+// another run. When the commit's outcome is unknown (Unavailable, commit_outcome_unknown(): the
+// put of the log entry failed and reading it back failed too) the files stay: the commit may be
+// in the log and reference them. A flow then stops and its next run settles the batch from the
+// log (its txn present: skipped; absent: re-run; the first try's files are orphans VACUUM
+// removes after the retention period). Files added with AddFile(s) are the caller's to manage
+// by the same rule.
+// A Transaction is used by one thread at a time and committed once.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +39,7 @@
 #include "base/result.h"
 #include "delta/actions.h"
 #include "delta/committer.h"
+#include "delta/data_writer.h"
 #include "delta/snapshot.h"
 
 namespace weir::delta {
@@ -35,8 +48,10 @@ struct CommitResult {
   // The version written; when already_committed, the version that already holds the work
   // (the read snapshot's, or a concurrent winner's).
   int64_t version = -1;
+  bool committed = false;  // this transaction wrote `version`
   bool already_committed = false;
   int attempts = 0;
+  int64_t files_added = 0;  // add actions of the commit written
   // The table as of `version` (nullptr if it could not be read back after the commit).
   std::shared_ptr<const Snapshot> snapshot;
   bool checkpoint_written = false;
@@ -50,10 +65,25 @@ class Transaction {
   // A transaction that creates the table at `table_root` (version 0): SetProtocol and SetMetadata
   // are required. REQUIRES: `fs` outlives the transaction.
   Transaction(fs::FileSystem* fs, std::string table_root);
+  // Deletes the files of its writers unless Commit() was called (see the rule above).
+  ~Transaction();
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
 
   // nullptr for a transaction creating the table.
   const std::shared_ptr<const Snapshot>& read_snapshot() const { return read_snapshot_; }
   int64_t read_version() const { return read_snapshot_ ? read_snapshot_->version() : -1; }
+
+  // A writer of new data files into the read snapshot's table (partitioning, codec and file size
+  // from the table, `options` overriding), owned by the transaction: Commit() finishes it and
+  // adds its files. Fails when weir may not write the table; InvalidArgument for a transaction
+  // that creates its table. The pointer lives as long as the transaction.
+  Result<DataFileWriter*> NewDataFileWriter(DataWriterOptions options = {});
+  // Finishes every writer and adds its files (Commit() does it too): for callers that look at
+  // adds() before committing. On an error the writers' files are deleted.
+  Status FinishDataFiles();
+  // Gives up before committing: deletes the writers' files. Commit() fails afterwards.
+  void Abort();
 
   void AddFile(AddFile add);
   void AddFiles(std::vector<delta::AddFile> adds);
@@ -95,13 +125,18 @@ class Transaction {
 
   // Commits (once). Errors: InvalidArgument for invalid changes (e.g. removes on an append-only
   // table), NotImplemented for tables weir cannot write, Conflict when a concurrent commit
-  // invalidated this transaction, AlreadyExists when creating a table that exists, IOError.
+  // invalidated this transaction, AlreadyExists when creating a table that exists, IOError;
+  // Unavailable with commit_outcome_unknown() when the commit may have landed.
   Result<CommitResult> Commit();
+  // After Commit() failed: true when the commit may nevertheless be in the log.
+  bool commit_outcome_unknown() const { return outcome_unknown_; }
 
   const std::vector<delta::AddFile>& adds() const { return adds_; }
   const std::vector<delta::RemoveFile>& removes() const { return removes_; }
 
  private:
+  Result<CommitResult> CommitActions();
+  void DeleteDataFiles();
   Status Validate(const Protocol& protocol, const Metadata& metadata,
                   const columnar::Schema& schema) const;
   CommitInfo BuildCommitInfo(int64_t now_ms) const;
@@ -121,7 +156,10 @@ class Transaction {
   bool checkpoint_after_commit_ = true;
   CommitterOptions committer_options_;
   std::string txn_id_;
-  bool committed_ = false;
+  std::vector<std::unique_ptr<DataFileWriter>> writers_;
+  bool writers_finished_ = false;
+  bool committed_ = false;  // Commit() or Abort() was called
+  bool outcome_unknown_ = false;
 };
 
 }  // namespace weir::delta

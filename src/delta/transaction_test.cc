@@ -8,6 +8,7 @@
 #include "delta/log_path.h"
 #include "delta/table.h"
 #include "delta/testing.h"
+#include "fs/fault_injection_file_system.h"
 #include "fs/local_file_system.h"
 
 namespace weir::delta {
@@ -237,6 +238,165 @@ TEST(TransactionTest, RefusesTablesWithUnsupportedWriterFeatures) {
   Transaction txn(snapshot);
   ASSERT_STATUS_CODE(kNotImplemented, txn.Commit());
   ASSERT_STATUS_CODE(kNotImplemented, DataFileWriter::Open(*snapshot));
+}
+
+
+// --- The rule for a transaction's data files (transaction.h) ------------------------------------
+
+// A table (id BIGINT) at dir/t with one writer's worth of rows staged in `txn`.
+struct StagedAppend {
+  std::unique_ptr<Table> table;
+  std::unique_ptr<Transaction> txn;
+  std::vector<std::string> written;  // the data files' paths, once finished
+};
+
+Result<StagedAppend> Stage(fs::FileSystem* fs, const std::string& dir) {
+  StagedAppend staged;
+  WEIR_ASSIGN_OR_RETURN(staged.table, Table::Create(fs, dir + "/t", Ddl("id BIGINT"), {}));
+  staged.txn = staged.table->NewTransaction();
+  WEIR_ASSIGN_OR_RETURN(DataFileWriter * writer, staged.txn->NewDataFileWriter());
+  WEIR_ASSIGN_OR_RETURN(auto batch, BatchFromJson(Ddl("id BIGINT"), {R"({"id":1})", R"({"id":2})"}));
+  WEIR_RETURN_NOT_OK(writer->Write(batch));
+  WEIR_RETURN_NOT_OK(staged.txn->FinishDataFiles());
+  for (const AddFile& a : staged.txn->adds()) staged.written.push_back(dir + "/t/" + a.path);
+  WEIR_RETURN_NOT_OK(staged.txn->SetTxn("query", 0));
+  return staged;
+}
+
+bool AllExist(const std::vector<std::string>& paths) {
+  for (const std::string& p : paths) {
+    if (!*Local()->Exists(p)) return false;
+  }
+  return !paths.empty();
+}
+
+bool NoneExist(const std::vector<std::string>& paths) {
+  for (const std::string& p : paths) {
+    if (*Local()->Exists(p)) return false;
+  }
+  return true;
+}
+
+TEST(TransactionFilesTest, AnUnknownOutcomeKeepsTheFilesAndTheNextReaderFindsTheCommit) {
+  ScratchDir dir;
+  fs::FaultInjectionFileSystem faulty(Local());
+  ASSERT_OK_AND_ASSIGN(StagedAppend staged, Stage(&faulty, dir.path()));
+  // The put of version 1 lands, then reports EIO, and the read-back fails too.
+  faulty.AddRule(fs::FaultRule{.op = fs::FileOp::kPutIfAbsent,
+                               .path_substring = CommitFileName(1),
+                               .mode = fs::FaultMode::kTakeEffectThenFail,
+                               .then_fail_reads = 5});
+  auto result = staged.txn->Commit();
+  ASSERT_FALSE(result.ok());
+  EXPECT_TRUE(result.status().IsUnavailable()) << result.status().ToString();
+  EXPECT_TRUE(staged.txn->commit_outcome_unknown());
+  EXPECT_NE(result.status().message().find("unknown outcome"), std::string::npos);
+  EXPECT_NE(result.status().message().find("version 1"), std::string::npos);
+  EXPECT_TRUE(AllExist(staged.written)) << "files of a commit that may have landed were deleted";
+  staged.txn.reset();  // destroying it deletes nothing either
+  EXPECT_TRUE(AllExist(staged.written));
+  // The commit did land: a reader sees it, with the query's txn, and reads every row.
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Snapshot::Load(Local(), dir.Sub("t")));
+  EXPECT_EQ(snapshot->version(), 1);
+  EXPECT_EQ(snapshot->TxnVersion("query"), 0);
+  ASSERT_OK_AND_ASSIGN(auto rows, SortedRows(snapshot));
+  EXPECT_EQ(rows, (std::vector<std::string>{R"({"id":1})", R"({"id":2})"}));
+}
+
+TEST(TransactionFilesTest, APutThatFailsWithoutEffectDeletesTheFiles) {
+  ScratchDir dir;
+  fs::FaultInjectionFileSystem faulty(Local());
+  ASSERT_OK_AND_ASSIGN(StagedAppend staged, Stage(&faulty, dir.path()));
+  faulty.AddRule(fs::FaultRule{.op = fs::FileOp::kPutIfAbsent, .path_substring = CommitFileName(1)});
+  auto result = staged.txn->Commit();
+  ASSERT_FALSE(result.ok());
+  EXPECT_FALSE(staged.txn->commit_outcome_unknown());  // read back: absent
+  EXPECT_TRUE(NoneExist(staged.written));
+}
+
+TEST(TransactionFilesTest, AnUncommittedTransactionDeletesItsFiles) {
+  ScratchDir dir;
+  ASSERT_OK_AND_ASSIGN(StagedAppend staged, Stage(Local(), dir.path()));
+  EXPECT_TRUE(AllExist(staged.written));
+  staged.txn.reset();
+  EXPECT_TRUE(NoneExist(staged.written));
+}
+
+TEST(TransactionFilesTest, WorkAlreadyCommittedByAnotherRunDeletesTheFiles) {
+  ScratchDir dir;
+  ASSERT_OK_AND_ASSIGN(StagedAppend staged, Stage(Local(), dir.path()));
+  auto other = staged.table->NewTransaction();  // another run of the same batch wins
+  ASSERT_OK(other->SetTxn("query", 0));
+  ASSERT_OK(other->Commit().status());
+  ASSERT_OK_AND_ASSIGN(CommitResult result, staged.txn->Commit());
+  EXPECT_TRUE(result.already_committed);
+  EXPECT_TRUE(NoneExist(staged.written));
+}
+
+// A store whose put of a log entry lands and then answers "already exists" (an HTTP client
+// retrying a PUT whose first try landed): the committer must see its own bytes, not a concurrent
+// winner holding the same txn (which would make it delete the files its commit references).
+class RetriedPutFileSystem final : public fs::FileSystem {
+ public:
+  // Reads of log entries fail once a put was answered "already exists".
+  bool fail_reads_after_put = false;
+
+  Result<std::unique_ptr<fs::RandomAccessFile>> OpenForRead(const std::string& p) override {
+    if (fail_reads_after_put && puts_ > 1 && p.find("_delta_log/") != std::string::npos) {
+      return Status::Unavailable("open for read " + p + ": HTTP 503");
+    }
+    return base_->OpenForRead(p);
+  }
+  Result<std::unique_ptr<fs::WritableFile>> OpenForWrite(const std::string& p) override {
+    return base_->OpenForWrite(p);
+  }
+  Status PutIfAbsent(const std::string& path, std::string_view data) override {
+    Status st = base_->PutIfAbsent(path, data);
+    if (st.ok() && path.find("_delta_log/") != std::string::npos && ++puts_ > 1) {
+      return Status::AlreadyExists("put-if-absent " + path + ": exists (retried request)");
+    }
+    return st;
+  }
+  Status WriteAtomic(const std::string& p, std::string_view d) override { return base_->WriteAtomic(p, d); }
+  Status Rename(const std::string& f, const std::string& t) override { return base_->Rename(f, t); }
+  Status RenameNoReplace(const std::string& f, const std::string& t) override {
+    return base_->RenameNoReplace(f, t);
+  }
+  Status Delete(const std::string& p) override { return base_->Delete(p); }
+  Status DeleteDirRecursive(const std::string& p) override { return base_->DeleteDirRecursive(p); }
+  Status CreateDirs(const std::string& p) override { return base_->CreateDirs(p); }
+  Result<bool> Exists(const std::string& p) override { return base_->Exists(p); }
+  Result<fs::FileInfo> GetFileInfo(const std::string& p) override { return base_->GetFileInfo(p); }
+  Result<std::vector<fs::FileInfo>> List(const std::string& d) override { return base_->List(d); }
+  Status SyncDir(const std::string& p) override { return base_->SyncDir(p); }
+
+ private:
+  fs::FileSystem* base_ = Local();
+  int puts_ = 0;  // the first (version 0, the table's creation) answers normally
+};
+
+TEST(TransactionFilesTest, OurOwnCommitSeenAsAlreadyExistingIsCommittedAndKeepsItsFiles) {
+  ScratchDir dir;
+  RetriedPutFileSystem retried;
+  ASSERT_OK_AND_ASSIGN(StagedAppend staged, Stage(&retried, dir.path()));
+  ASSERT_OK_AND_ASSIGN(CommitResult result, staged.txn->Commit());
+  EXPECT_TRUE(result.committed);
+  EXPECT_FALSE(result.already_committed);
+  EXPECT_EQ(result.version, 1);
+  EXPECT_TRUE(AllExist(staged.written));
+  ASSERT_OK_AND_ASSIGN(auto rows, SortedRows(result.snapshot));
+  EXPECT_EQ(rows.size(), 2u);
+}
+TEST(TransactionFilesTest, AnAlreadyExistsWhoseWinnerCannotBeReadIsAnUnknownOutcome) {
+  ScratchDir dir;
+  RetriedPutFileSystem retried;
+  retried.fail_reads_after_put = true;
+  ASSERT_OK_AND_ASSIGN(StagedAppend staged, Stage(&retried, dir.path()));
+  auto result = staged.txn->Commit();
+  ASSERT_FALSE(result.ok());
+  EXPECT_TRUE(result.status().IsUnavailable()) << result.status().ToString();
+  EXPECT_TRUE(staged.txn->commit_outcome_unknown());
+  EXPECT_TRUE(AllExist(staged.written)) << "the commit that landed lost its files";
 }
 
 }  // namespace

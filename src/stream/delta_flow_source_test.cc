@@ -40,13 +40,12 @@ class DeltaFlowSourceTest : public ::testing::Test {
       batch.columns[0].Append<int64_t>(i);
       batch.columns[1].AppendString("row-" + std::to_string(i));
     }
-    ASSERT_OK_AND_ASSIGN(auto writer, table.NewDataFileWriter());
-    ASSERT_OK(writer->Write(batch));
-    ASSERT_OK_AND_ASSIGN(std::vector<delta::AddFile> adds, writer->Finish());
-    ASSERT_EQ(adds.size(), 1u);
-    last_modification_time_ = adds[0].modification_time;
     auto txn = table.NewTransaction();
-    txn->AddFiles(std::move(adds));
+    ASSERT_OK_AND_ASSIGN(delta::DataFileWriter * writer, txn->NewDataFileWriter());
+    ASSERT_OK(writer->Write(batch));
+    ASSERT_OK(txn->FinishDataFiles());
+    ASSERT_EQ(txn->adds().size(), 1u);
+    last_modification_time_ = txn->adds()[0].modification_time;
     ASSERT_OK(txn->Commit().status());
   }
 

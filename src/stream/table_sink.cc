@@ -66,7 +66,8 @@ Status TableSink::Write(const columnar::Batch& rows) {
     return Status::OK();
   }
   if (!writer_) {
-    WEIR_ASSIGN_OR_RETURN(writer_, table_->NewDataFileWriter());
+    txn_ = table_->NewTransaction();
+    WEIR_ASSIGN_OR_RETURN(writer_, txn_->NewDataFileWriter());
   }
   return writer_->Write(rows);
 }
@@ -81,25 +82,23 @@ Result<int64_t> TableSink::Commit(const std::string& query_id, int64_t batch_id,
     }
     return CommitMerge(query_id, batch_id, extra_txns);
   }
-  std::vector<delta::AddFile> adds;
-  if (writer_) {
-    auto finished = writer_->Finish();
-    if (!finished.ok()) {
-      Abort();
-      return finished.status();
-    }
-    adds = std::move(*finished);
-  }
-  const auto files = static_cast<int64_t>(adds.size());
-  auto txn = table_->NewTransaction();
-  txn->AddFiles(std::move(adds));
+  // The batch's transaction holds its files (delta::Transaction's rule decides what becomes of
+  // them); a batch that wrote nothing still records its txns.
+  std::unique_ptr<delta::Transaction> txn = std::move(txn_);
+  writer_ = nullptr;
+  if (!txn) txn = table_->NewTransaction();
   WEIR_RETURN_NOT_OK(txn->SetTxn(query_id, batch_id));
   for (const auto& [app_id, version] : extra_txns) WEIR_RETURN_NOT_OK(txn->SetTxn(app_id, version));
   for (const auto& [app_id, version] : expected_txns) txn->ExpectTxn(app_id, version);
   txn->SetStreamingUpdate(query_id, batch_id);
   auto committed = txn->Commit();
   if (!committed.ok()) {
-    Abort();
+    if (txn->commit_outcome_unknown()) {
+      return committed.status().WithContext(
+          "batch " + std::to_string(batch_id) + " of " + options_.name +
+          ": the flow stops; when it runs again it skips the batch if the table holds its txn "
+          "and re-runs it otherwise");
+    }
     return committed.status();
   }
   if (committed->already_committed) {
@@ -107,26 +106,23 @@ Result<int64_t> TableSink::Commit(const std::string& query_id, int64_t batch_id,
     // writer's, or one that did not advance) must never make a batch's rows vanish.
     auto done = committed->snapshot ? committed->snapshot->TxnVersion(query_id) : std::nullopt;
     if (!done || *done < batch_id) {
-      Abort();
       return Status::Internal(
           "Delta commit of batch " + std::to_string(batch_id) + " of " + options_.name +
           " was refused as already committed, but the table holds no txn of query " + query_id +
           " for it; nothing was written. Another writer holds a txn this flow also sets: stop it "
           "or give this flow its own table");
     }
-    Abort();  // a concurrent run of this batch won; our files are not in the table
     Log("Skipping already complete epoch " + std::to_string(batch_id) + " of " + options_.name +
         " (committed concurrently)");
     return int64_t{0};
   }
-  writer_.reset();
   if (!committed->checkpoint_status.ok()) {
     Log("WARN Delta checkpoint of " + options_.name + " after version " +
         std::to_string(committed->version) +
         " failed (the commit itself succeeded): " + committed->checkpoint_status.ToString());
   }
   AutoCompact(*committed, txn->adds());
-  return files;
+  return committed->files_added;
 }
 
 Result<int64_t> TableSink::CommitMerge(const std::string& query_id, int64_t batch_id,
@@ -191,8 +187,9 @@ void TableSink::AutoCompact(const delta::CommitResult& committed,
 
 void TableSink::Abort() {
   merge_rows_.clear();
-  if (writer_) writer_->Abort();
-  writer_.reset();
+  writer_ = nullptr;
+  if (txn_) txn_->Abort();  // never committed: its files are deleted
+  txn_.reset();
 }
 
 }  // namespace weir::stream

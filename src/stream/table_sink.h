@@ -63,7 +63,8 @@ class TableSink {
   // txn and `extra_txns` (appId -> version). Returns the number of data files committed (0 when
   // a concurrent run of the batch won, whose files are then deleted). `expected_txns` are txns
   // the batch was planned from (delta::Transaction::ExpectTxn): Conflict, with the files
-  // deleted, when another writer moved one.
+  // deleted, when another writer moved one. An unknown outcome (Unavailable) keeps the files
+  // and says so: the flow must stop, and its next run settles the batch from the log.
   Result<int64_t> Commit(const std::string& query_id, int64_t batch_id,
                          const std::map<std::string, int64_t>& extra_txns,
                          const std::map<std::string, std::optional<int64_t>>& expected_txns = {});
@@ -84,7 +85,9 @@ class TableSink {
   fs::FileSystem* fs_;
   TableSinkOptions options_;
   std::unique_ptr<delta::Table> table_;
-  std::unique_ptr<delta::DataFileWriter> writer_;
+  // The current batch's transaction (from its first write) and its file writer (owned by it).
+  std::unique_ptr<delta::Transaction> txn_;
+  delta::DataFileWriter* writer_ = nullptr;
   std::vector<columnar::Batch> merge_rows_;  // MERGE: the batch's rows (sharing the inputs' buffers)
 };
 
