@@ -27,38 +27,6 @@ std::atomic<bool> g_stop{false};
 
 void OnSignal(int) { g_stop.store(true); }
 
-// The file system flows use: the one of the lakehouse root (local or Azure, cli/file_systems.h).
-// Test hook: WEIR_TEST_FAIL_NTH_FS_CALL=N makes the N-th file-system call of this process fail
-// with EIO (the crash tests walk N over every step of a batch).
-Result<fs::FileSystem*> FlowFileSystem(const std::string& lakehouse_root) {
-  WEIR_ASSIGN_OR_RETURN(fs::FileSystem * base, FileSystemFor(lakehouse_root));
-  const char* nth = std::getenv("WEIR_TEST_FAIL_NTH_FS_CALL");
-  if (nth == nullptr || *nth == '\0') return base;
-  static fs::FaultInjectionFileSystem faulty(base);
-  static bool armed = [&] {
-    faulty.FailNthCallOfAnyKind(std::atoll(nth));
-    return true;
-  }();
-  (void)armed;
-  return static_cast<fs::FileSystem*>(&faulty);
-}
-
-// Adds a batch's counts to a flow's totals.
-void AddToTotals(const stream::QueryProgress& p, FlowRunSummary* total) {
-  total->input_rows += p.num_input_rows;
-  for (const stream::StateOperatorProgress& op : p.state_operators) {
-    auto duplicates = op.custom_metrics.find("numDroppedDuplicateRows");
-    if (duplicates != op.custom_metrics.end()) total->duplicates_dropped += duplicates->second;
-    total->late_rows_dropped += op.num_rows_dropped_by_watermark;
-  }
-  auto quality = p.extra.find("data_quality");
-  if (quality == p.extra.end()) return;
-  auto j = nlohmann::json::parse(quality->second, nullptr, false);
-  if (!j.is_object()) return;
-  total->quarantined += j.value("quarantined_records", int64_t{0});
-  total->dropped_by_expectations += j.value("dropped_records", int64_t{0});
-}
-
 std::mutex g_stderr_mutex;
 
 }  // namespace
@@ -117,117 +85,76 @@ Result<std::unique_ptr<ops::MetricsEndpoint>> StartMetricsEndpoint(const Flags& 
 
 Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_options,
                    std::vector<FlowRunSummary>* summaries) {
-  std::vector<const sql::StreamingTableDefinition*> selected;
-  for (const auto& table : pipeline.tables) {
-    const std::string name = table.name.ToString();
-    if (run_options.tables.empty() ||
-        std::find(run_options.tables.begin(), run_options.tables.end(), name) !=
-            run_options.tables.end()) {
-      selected.push_back(&table);
-    }
-  }
-  for (const std::string& name : run_options.tables) {
-    auto defined = std::find_if(selected.begin(), selected.end(),
-                                [&](const auto* t) { return t->name.ToString() == name; });
-    if (defined == selected.end()) {
-      return Status::InvalidArgument("--tables names " + name +
-                                     ", which the pipeline does not define as a streaming table");
-    }
-  }
-  std::vector<std::unique_ptr<stream::StreamingQuery>> queries;
-  // Per flow, the totals of its progress reports (each flow reports from one thread).
-  auto totals = std::make_unique<FlowRunSummary[]>(selected.size());
-  std::FILE* progress_log = run_options.progress_log;
-  std::mutex log_mutex;  // flows of a continuous run report from their own threads
   // A backfill progress bar when stderr is a terminal and the run ends by itself.
   ProgressBar bar(run_options.trigger.kind == stream::Trigger::Kind::kAvailableNow &&
                   isatty(2) != 0);
-  WEIR_ASSIGN_OR_RETURN(fs::FileSystem * flow_fs, FlowFileSystem(run_options.lakehouse.root));
-  for (size_t t = 0; t < selected.size(); ++t) {
-    const auto& table = *selected[t];
-    WEIR_ASSIGN_OR_RETURN(stream::FlowSpec spec,
-                          stream::MakeFlow(table, run_options.lakehouse, pipeline.settings));
-    stream::QueryOptions options;
-    options.trigger = run_options.trigger;
-    options.workers_group = run_options.workers_group;
-    options.log = [&bar](const std::string& line) { bar.Print("weir: " + line); };
-    options.on_backfill = [&bar](const stream::BackfillStatus& s) {
-      bar.Update(s.name, s.done, s.total);
-    };
-    FlowRunSummary* total = &totals[t];
-    ops::MetricsRegistry* metrics = run_options.metrics;
-    if (metrics != nullptr) metrics->AddFlow(table.name.ToString());
-    options.on_progress = [&bar, &log_mutex, progress_log, total,
-                           metrics](const stream::QueryProgress& p) {
-      bar.Print(p.Summary());
-      AddToTotals(p, total);
-      if (metrics != nullptr) metrics->Record(p);
-      if (progress_log != nullptr) {
-        std::lock_guard<std::mutex> lock(log_mutex);
-        std::string line = p.ToJson() + "\n";
-        std::fwrite(line.data(), 1, line.size(), progress_log);
-        std::fflush(progress_log);
+  std::FILE* progress_log = run_options.progress_log;
+  std::mutex log_mutex;  // flows of a continuous run report from their own threads
+  ops::MetricsRegistry* metrics = run_options.metrics;
+  stream::PipelineOptions options;
+  options.lakehouse = run_options.lakehouse;
+  options.trigger = run_options.trigger;
+  options.tables = run_options.tables;
+  options.workers_group = run_options.workers_group;
+  options.retry = run_options.retry;
+  options.log = [&bar](const std::string& line) { bar.Print("weir: " + line); };
+  options.on_backfill = [&bar](const stream::BackfillStatus& s) {
+    bar.Update(s.name, s.done, s.total);
+  };
+  options.on_progress = [&bar, &log_mutex, progress_log, metrics](const stream::QueryProgress& p) {
+    bar.Print(p.Summary());
+    if (metrics != nullptr) metrics->Record(p);
+    if (progress_log != nullptr) {
+      std::lock_guard<std::mutex> lock(log_mutex);
+      std::string line = p.ToJson() + "\n";
+      std::fwrite(line.data(), 1, line.size(), progress_log);
+      std::fflush(progress_log);
+    }
+  };
+  options.on_flow_state = [metrics](const stream::FlowState& state) {
+    if (metrics == nullptr) return;
+    switch (state.kind) {
+      case stream::FlowState::Kind::kRunning:
+        metrics->MarkRunning(state.flow);
+        break;
+      case stream::FlowState::Kind::kRetrying:
+        metrics->MarkRetrying(state.flow, state.cause.ToString(), state.since_ms, state.attempt);
+        break;
+      case stream::FlowState::Kind::kFinished: {
+        std::optional<std::string> failure;
+        if (!state.cause.ok() && !(state.cause.IsCancelled() && g_stop.load())) {
+          failure = state.cause.ToString();
+        }
+        metrics->MarkFinished(state.flow, std::move(failure));
+        break;
       }
-    };
-    auto query =
-        stream::StreamingQuery::Open(flow_fs, std::move(spec), std::move(options));
-    if (!query.ok()) return query.status().WithContext(table.name.ToString());
-    queries.push_back(std::move(*query));
+    }
+  };
+  // The next availableNow flow starts without this one's client, buffers and state, and
+  // without the pages they held (not after the last flow: the process ends).
+  options.between_flows = [] { malloc_trim(0); };
+  WEIR_ASSIGN_OR_RETURN(fs::FileSystem * flow_fs, FlowFileSystem(run_options.lakehouse.root));
+  WEIR_ASSIGN_OR_RETURN(auto runner, stream::Pipeline::Open(flow_fs, pipeline, std::move(options)));
+  if (metrics != nullptr) {
+    for (const FlowRunSummary& s : runner->Summaries()) metrics->AddFlow(s.table);
   }
-  if (queries.empty()) return Status::InvalidArgument("the pipeline defines no streaming table");
 
   g_stop.store(false);
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
-  // Forwards a stop request (set by the signal handler) to the running queries, looking every
-  // 50 ms; woken at once when the run ends (a sleep would hold up the exit by up to 50 ms).
+  // Forwards a stop request (set by the signal handler) to the pipeline, looking every 50 ms;
+  // woken at once when the run ends (a sleep would hold up the exit by up to 50 ms).
   std::mutex watcher_mutex;
   std::condition_variable watcher_wake;
   bool done = false;
   std::thread watcher([&] {
     std::unique_lock<std::mutex> lock(watcher_mutex);
     while (!done) {
-      if (g_stop.load()) {
-        for (auto& q : queries) q->RequestStop();
-      }
+      if (g_stop.load() && !runner->stop_requested()) runner->RequestStop();
       watcher_wake.wait_for(lock, std::chrono::milliseconds(50));
     }
   });
-  std::vector<Status> results(queries.size());
-  // Tells the metrics endpoint a flow's run ended (its error, unless it was stopped by a signal).
-  auto mark_finished = [&](size_t i) {
-    if (run_options.metrics == nullptr) return;
-    std::optional<std::string> failure;
-    if (!results[i].ok() && !(results[i].IsCancelled() && g_stop.load())) {
-      failure = results[i].ToString();
-    }
-    run_options.metrics->MarkFinished(selected[i]->name.ToString(), std::move(failure));
-  };
-  if (run_options.trigger.kind == stream::Trigger::Kind::kProcessingTime && queries.size() > 1) {
-    // Continuous mode: every flow at once, each on its own thread; one failing stops the others.
-    std::vector<std::thread> threads;
-    for (size_t i = 0; i < queries.size(); ++i) {
-      threads.emplace_back([&, i] {
-        results[i] = queries[i]->Run();
-        queries[i]->Close();
-        mark_finished(i);
-        if (!results[i].ok()) {
-          for (auto& q : queries) q->RequestStop();
-        }
-      });
-    }
-    for (auto& t : threads) t.join();
-  } else {
-    // availableNow / once: flows in the file's order (upstream tables first).
-    for (size_t i = 0; i < queries.size() && !g_stop.load(); ++i) {
-      results[i] = queries[i]->Run();
-      queries[i]->Close();  // the next flow starts without this one's client, buffers and state
-      // ... and from the pages they held (not after the last flow: the process ends).
-      if (i + 1 < queries.size()) malloc_trim(0);
-      mark_finished(i);
-      if (!results[i].ok()) break;
-    }
-  }
+  Status result = runner->Run();
   {
     std::lock_guard<std::mutex> lock(watcher_mutex);
     done = true;
@@ -237,22 +164,9 @@ Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& run_
   bar.Clear();
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
-  Status first_failure;
-  for (size_t i = 0; i < queries.size(); ++i) {
-    FlowRunSummary summary = totals[i];
-    summary.table = selected[i]->name.ToString();
-    summary.batches = queries[i]->batches_run();
-    summary.rows_written = queries[i]->rows_written();
-    summaries->push_back(std::move(summary));
-    if (results[i].ok()) continue;
-    if (results[i].IsCancelled() && g_stop.load()) {
-      std::fprintf(stderr, "weir: stopped: %s\n", results[i].message().c_str());
-      continue;
-    }
-    if (first_failure.ok())
-      first_failure = results[i].WithContext(selected[i]->name.ToString());
-  }
-  return first_failure;
+  if (g_stop.load()) std::fprintf(stderr, "weir: stopped by a signal; interrupted batches re-run on restart\n");
+  *summaries = runner->Summaries();
+  return result;
 }
 
 }  // namespace weir::cli

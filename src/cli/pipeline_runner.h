@@ -13,22 +13,13 @@
 #include "cli/flags.h"
 #include "ops/metrics_endpoint.h"
 #include "sql/pipeline.h"
+#include "stream/pipeline.h"
 #include "stream/sql_flow.h"
 #include "stream/trigger.h"
 
 namespace weir::cli {
 
-struct FlowRunSummary {
-  std::string table;
-  int64_t batches = 0;
-  int64_t rows_written = 0;
-  // Totals of this run's progress reports.
-  int64_t input_rows = 0;
-  int64_t duplicates_dropped = 0;
-  int64_t late_rows_dropped = 0;
-  int64_t quarantined = 0;
-  int64_t dropped_by_expectations = 0;
-};
+using stream::FlowRunSummary;
 
 struct PipelineRunOptions {
   stream::LakehouseLayout lakehouse;
@@ -39,6 +30,7 @@ struct PipelineRunOptions {
   std::vector<std::string> tables;
   // Worker mode (stream::QueryOptions::workers_group).
   std::optional<std::string> workers_group;
+  stream::RetryPolicy retry;
 };
 
 // Declares --metrics-port, --metrics-bind, --behind-window, --retention and
@@ -48,9 +40,10 @@ void AddMetricsFlags(Flags& flags);
 // it listens on stderr. Health changes are logged on stderr.
 Result<std::unique_ptr<ops::MetricsEndpoint>> StartMetricsEndpoint(const Flags& flags);
 
-// Runs the flows of `pipeline` (availableNow / once: in file order; processingTime: all at once).
-// InvalidArgument when options.tables names a table the pipeline does not define.
-// Returns the first failure; a stop by signal is not a failure.
+// Runs the flows of `pipeline` (stream::Pipeline: availableNow / once in file order,
+// processingTime all at once, transient failures retried). InvalidArgument when options.tables
+// names a table the pipeline does not define. Returns the first failure; a stop by signal is not
+// a failure.
 Status RunPipeline(const sql::Pipeline& pipeline, const PipelineRunOptions& options,
                    std::vector<FlowRunSummary>* summaries);
 

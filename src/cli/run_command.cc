@@ -57,6 +57,14 @@ int RunMain(const Flags& flags) {
       return Fail(Status::InvalidArgument("--workers-group needs a group name"));
     }
   }
+  if (flags.Has("max-retries")) {
+    auto retries = flags.GetInt("max-retries");
+    if (!retries.ok() || *retries < 0) {
+      return Fail(Status::InvalidArgument("--max-retries expects a count of 0 or more, got '" +
+                                          flags.Get("max-retries") + "'"));
+    }
+    options.retry.max_retries = static_cast<int>(*retries);
+  }
   auto endpoint = StartMetricsEndpoint(flags);
   if (!endpoint.ok()) return Fail(endpoint.status());
   if (*endpoint) options.metrics = (*endpoint)->registry();
@@ -75,7 +83,7 @@ int RunMain(const Flags& flags) {
 int RunRun(const std::vector<std::string>& args) {
   Flags flags("weir run PIPELINE.sql [--lakehouse DIR|URL] [--trigger availableNow|once|processingTime=10s]\n"
               "                [--set name=value ...] [--progress-log FILE] [--secrets FILE]\n"
-              "                [--tables NAME,...] [--workers-group NAME]\n"
+              "                [--tables NAME,...] [--workers-group NAME] [--max-retries N]\n"
               "                [--metrics-port P [--metrics-bind ADDR] [--behind-window D] [--retention D]]",
               "Runs every streaming table of a pipeline file (CREATE OR REFRESH STREAMING TABLE ... AS\n"
               "SELECT ... FROM STREAM read_kafka(...) or FROM STREAM(other_table)) exactly once into\n"
@@ -87,6 +95,11 @@ int RunRun(const std::vector<std::string>& args) {
               "exactly its range. ${name} in the file is replaced by --set name=value;\n"
               "secret('scope','key') reads WEIR_SECRET_<SCOPE>_<KEY> or --secrets. SIGINT / SIGTERM\n"
               "stop after (or abandon) the current batch without a partial commit.\n"
+              "A flow that fails with a transient error (broker or storage unreachable, a Delta commit\n"
+              "whose outcome is unknown) is reopened from its checkpoint after a backoff (1 s,\n"
+              "doubling up to 60 s): processingTime flows retry without end and show as `retrying`\n"
+              "on /health; availableNow / once runs give up after --max-retries retries in a row.\n"
+              "Permanent errors (bad options, a schema mismatch, corruption, data loss) stop at once.\n"
               "The lakehouse may be an Azure storage URL such as\n"
               "abfss://container@account.dfs.core.windows.net/path, with credentials given as\n"
               "hadoop-azure settings (SET or --set), e.g.\n"
@@ -114,6 +127,9 @@ int RunRun(const std::vector<std::string>& args) {
   flags.Value("workers-group", "NAME",
               "worker mode: share the Kafka flows with the other workers of consumer group NAME "
               "(processingTime only; flows without state, merge or quarantine)");
+  flags.Value("max-retries", "N",
+              "availableNow / once: retries of a flow after transient errors before the run fails",
+              "5");
   AddMetricsFlags(flags);
   return RunWithFlags(flags, args, RunMain);
 }

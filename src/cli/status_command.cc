@@ -37,10 +37,12 @@ std::string Bytes(double b) {
 }
 
 void PrintFlow(const nlohmann::json& f) {
-  std::printf("\n%s: %s\n", f.value("name", "?").c_str(),
-              f.value("healthy", true) ? "healthy" : "UNHEALTHY");
+  std::string status = f.value("status", f.value("healthy", true) ? "healthy" : "unhealthy");
+  if (status == "unhealthy") status = "UNHEALTHY";
+  if (status == "retrying") status = "RETRYING";
+  std::printf("\n%s: %s\n", f.value("name", "?").c_str(), status.c_str());
   for (const auto& r : f.value("reasons", nlohmann::json::array())) {
-    std::printf("  ! %s\n", r.get<std::string>().c_str());
+    if (r.is_string()) std::printf("  ! %s\n", r.get<std::string>().c_str());
   }
   const auto& recent = f["recentProgress"];
   if (!recent.is_array() || recent.empty()) {
@@ -109,9 +111,12 @@ int StatusMain(const Flags& flags) {
   if (flags.GetBool("json")) {
     std::printf("%s\n", j.dump(2).c_str());
   } else {
-    bool healthy = j.value("healthy", true);
-    std::printf("weir at %s: %s (%zu flows)\n", flags.positional()[0].c_str(),
-                healthy ? "healthy" : "UNHEALTHY", j["flows"].size());
+    std::string status = j.value("status", j.value("healthy", true) ? "healthy" : "unhealthy");
+    if (status != "healthy") {
+      for (char& c : status) c = static_cast<char>(c - 'a' + 'A');
+    }
+    std::printf("weir at %s: %s (%zu flows)\n", flags.positional()[0].c_str(), status.c_str(),
+                j["flows"].size());
     for (const auto& f : j["flows"]) PrintFlow(f);
   }
   return j.value("healthy", true) ? 0 : 1;

@@ -1,5 +1,6 @@
 #include "ops/health_monitor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -12,9 +13,13 @@ namespace {
 struct WindowRates {
   double arrival = 0;
   double committed = 0;
-  bool covered = false;
+  bool covered = false;  // the samples reach back to `since_ms`
+  bool measured = false;  // two samples with offsets, some time apart
+  int64_t over_ms = 0;
 };
 
+// Rates between the newest sample and the newest one at or before `since_ms`; when the history
+// does not reach that far back, between the newest and the oldest (covered false).
 WindowRates RatesSince(const std::vector<BatchSample>& history, int64_t since_ms) {
   WindowRates r;
   if (history.size() < 2) return r;
@@ -24,16 +29,16 @@ WindowRates RatesSince(const std::vector<BatchSample>& history, int64_t since_ms
     if (s.timestamp_ms > since_ms) break;
     first = &s;
   }
-  if (first == nullptr || first == &last || first->end_offsets_total < 0 ||
-      last.end_offsets_total < 0) {
-    return r;
-  }
-  double seconds = static_cast<double>(last.timestamp_ms - first->timestamp_ms) / 1000.0;
-  if (seconds <= 0) return r;
+  r.covered = first != nullptr;
+  if (first == nullptr) first = &history.front();
+  if (first == &last || first->end_offsets_total < 0 || last.end_offsets_total < 0) return r;
+  r.over_ms = last.timestamp_ms - first->timestamp_ms;
+  if (r.over_ms <= 0) return r;
+  const double seconds = static_cast<double>(r.over_ms) / 1000.0;
   r.arrival =
       static_cast<double>(last.latest_offsets_total - first->latest_offsets_total) / seconds;
   r.committed = static_cast<double>(last.end_offsets_total - first->end_offsets_total) / seconds;
-  r.covered = true;
+  r.measured = true;
   return r;
 }
 
@@ -75,21 +80,49 @@ std::string FormatDurationMs(int64_t ms) {
   return buf;
 }
 
+namespace {
+
+std::string FlowStatusWord(const FlowHealth& f) {
+  if (f.healthy) return "healthy";
+  const bool only_retrying = f.retrying && !f.failed && !f.falling_behind && !f.retention_at_risk;
+  return only_retrying ? "retrying" : "unhealthy";
+}
+
+}  // namespace
+
+std::string HealthReport::StatusWord() const {
+  std::string word = "healthy";
+  for (const FlowHealth& f : flows) {
+    std::string w = FlowStatusWord(f);
+    if (w == "unhealthy") return w;
+    if (w == "retrying") word = w;
+  }
+  return word;
+}
+
 std::string HealthReport::ToJson() const {
   nlohmann::ordered_json j;
-  j["status"] = healthy ? "healthy" : "unhealthy";
+  j["status"] = StatusWord();
   nlohmann::ordered_json reasons = nlohmann::ordered_json::array();
   nlohmann::ordered_json flows_json = nlohmann::ordered_json::array();
   for (const FlowHealth& f : flows) {
     for (const std::string& r : f.reasons) reasons.push_back(f.flow + ": " + r);
     nlohmann::ordered_json o;
     o["flow"] = f.flow;
-    o["status"] = f.healthy ? "healthy" : "unhealthy";
+    o["status"] = FlowStatusWord(f);
     o["fallingBehind"] = f.falling_behind;
     o["retentionAtRisk"] = f.retention_at_risk;
     o["failed"] = f.failed;
+    o["retrying"] = f.retrying;
+    if (f.retrying) {
+      o["retryCause"] = f.retry_cause;
+      o["retryingSince"] = f.retrying_since_ms;
+      o["retryAttempt"] = f.retry_attempt;
+    }
     o["arrivalRowsPerSecond"] = f.arrival_rows_per_second;
     o["committedRowsPerSecond"] = f.committed_rows_per_second;
+    o["windowFull"] = f.window_full;
+    o["ratesOverMs"] = f.rates_over_ms;
     o["retentionUsed"] = f.retention_used;
     o["reasons"] = f.reasons;
     flows_json.push_back(std::move(o));
@@ -109,15 +142,28 @@ FlowHealth HealthMonitor::Judge(const FlowMetrics& flow, int64_t now_ms) const {
     h.failed = true;
     h.reasons.push_back("the flow stopped with an error: " + *flow.failure);
   }
+  if (flow.retrying && !flow.finished) {
+    h.retrying = true;
+    h.retry_cause = flow.retrying->cause;
+    h.retrying_since_ms = flow.retrying->since_ms;
+    h.retry_attempt = flow.retrying->attempt;
+    h.reasons.push_back("retrying after a transient error for " +
+                        FormatDurationMs(std::max<int64_t>(0, now_ms - flow.retrying->since_ms)) +
+                        " (retry " + std::to_string(flow.retrying->attempt) +
+                        "): " + flow.retrying->cause);
+  }
   const int64_t window = options_.behind_window_ms;
   WindowRates whole = RatesSince(flow.history, now_ms - window);
   WindowRates recent = RatesSince(flow.history, now_ms - window / 2);
   const int64_t behind = flow.history.empty() ? 0 : flow.history.back().offsets_behind;
-  if (whole.covered) {
+  if (whole.measured) {
     h.arrival_rows_per_second = whole.arrival;
     h.committed_rows_per_second = whole.committed;
+    h.window_full = whole.covered;
+    h.rates_over_ms = whole.over_ms;
   }
-  if (!flow.finished && whole.covered && recent.covered && behind > 0 &&
+  if (!flow.finished && whole.covered && recent.covered && whole.measured && recent.measured &&
+      behind > 0 &&
       whole.arrival > whole.committed && recent.arrival > recent.committed) {
     h.falling_behind = true;
     h.reasons.push_back("falling behind: input " + Rate(whole.arrival) + " rows/s > processing " +
@@ -143,7 +189,7 @@ FlowHealth HealthMonitor::Judge(const FlowMetrics& flow, int64_t now_ms) const {
                           Rate(h.retention_used * 100) + "% of the topic's retention (" +
                           FormatDurationMs(options_.retention_ms) +
                           "): events will be deleted before they are read; catch up first "
-                          "(seed 004 step 5)");
+                          "(see docs/operations.md, \"Catching up\")");
     }
   }
   h.healthy = h.reasons.empty();
@@ -158,12 +204,13 @@ HealthReport HealthMonitor::Evaluate(const std::vector<FlowMetrics>& flows, int6
   }
   std::lock_guard<std::mutex> lock(mutex_);
   for (const FlowHealth& h : report.flows) {
-    auto [it, inserted] = was_healthy_.try_emplace(h.flow, true);
-    if (it->second == h.healthy) continue;
-    it->second = h.healthy;
+    const std::string word = FlowStatusWord(h);
+    auto [it, inserted] = last_status_.try_emplace(h.flow, "healthy");
+    if (it->second == word) continue;
+    it->second = word;
     if (!log_) continue;
     if (!h.healthy) {
-      std::string line = "WARN " + h.flow + " is unhealthy:";
+      std::string line = "WARN " + h.flow + " is " + word + ":";
       for (const std::string& r : h.reasons) line += " " + r + ";";
       line.pop_back();
       log_(line);

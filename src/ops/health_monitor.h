@@ -3,8 +3,11 @@
 // recent half, data arrived faster than it was committed (the source's latest offsets grew more
 // than its committed offsets, and it is behind at the end) or every batch had Spark's
 // inputRowsPerSecond > processedRowsPerSecond; when the oldest unprocessed event is within
-// `retention_fraction` of the topic's retention; or when the flow failed. Each change of a flow's
-// state is logged once (WARN when it turns unhealthy). Thread-safe.
+// `retention_fraction` of the topic's retention; or when the flow failed. A flow that failed with a
+// transient error and is being retried is `retrying` (not healthy, with the cause and since when).
+// The window's rates are reported from the first batches on, over the history there is while the
+// window is not yet full (`window_full` false). Each change of a flow's state is logged once
+// (WARN when it turns unhealthy or starts retrying). Thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -30,9 +33,15 @@ struct FlowHealth {
   bool falling_behind = false;
   bool retention_at_risk = false;
   bool failed = false;
-  // Over the window (0 when the history does not cover it yet).
+  bool retrying = false;
+  std::string retry_cause;       // when retrying
+  int64_t retrying_since_ms = 0;
+  int retry_attempt = 0;
+  // Over the window, or over the history there is when it does not cover the window yet.
   double arrival_rows_per_second = 0;    // growth of the source's latest offsets
   double committed_rows_per_second = 0;  // growth of the committed offsets
+  bool window_full = false;              // the rates cover the whole window
+  int64_t rates_over_ms = 0;             // the time the rates were measured over
   double retention_used = 0;             // time behind / retention
   std::vector<std::string> reasons;      // one sentence each; empty when healthy
 };
@@ -40,8 +49,10 @@ struct FlowHealth {
 struct HealthReport {
   bool healthy = true;
   std::vector<FlowHealth> flows;
-  // {"status":"healthy"|"unhealthy","reasons":[...],"flows":[{...}]}
+  // {"status":"healthy"|"retrying"|"unhealthy","reasons":[...],"flows":[{...}]}: unhealthy when a
+  // flow is unhealthy for another reason than retrying, retrying when one retries.
   std::string ToJson() const;
+  std::string StatusWord() const;
 };
 
 class HealthMonitor {
@@ -59,7 +70,7 @@ class HealthMonitor {
   HealthOptions options_;
   std::function<void(const std::string&)> log_;
   std::mutex mutex_;
-  std::map<std::string, bool> was_healthy_;  // GUARDED_BY(mutex_)
+  std::map<std::string, std::string> last_status_;  // GUARDED_BY(mutex_) flow -> status word
 };
 
 // "10m0s", "3.5s": a duration for messages.

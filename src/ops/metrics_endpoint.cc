@@ -107,6 +107,7 @@ std::string MetricsEndpoint::HistoryJson(const HealthReport& health) const {
   nlohmann::ordered_json j;
   j["now"] = registry_.NowMs();
   j["healthy"] = health.healthy;
+  j["status"] = health.StatusWord();
   j["windowMs"] = options_.health.behind_window_ms;
   nlohmann::ordered_json flows = nlohmann::ordered_json::array();
   for (const FlowMetrics& f : registry_.Snapshot()) {
@@ -117,10 +118,13 @@ std::string MetricsEndpoint::HistoryJson(const HealthReport& health) const {
     for (const FlowHealth& h : health.flows) {
       if (h.flow != f.name) continue;
       o["healthy"] = h.healthy;
+      o["status"] = h.healthy ? "healthy" : h.retrying && !h.failed ? "retrying" : "unhealthy";
       o["reasons"] = h.reasons;
       o["arrivalRowsPerSecond"] = h.arrival_rows_per_second;
       o["committedRowsPerSecond"] = h.committed_rows_per_second;
+      o["windowFull"] = h.window_full;
     }
+    o["retriesTotal"] = f.retries_total;
     o["finished"] = f.finished;
     o["timeBehindMs"] = f.time_behind_ms;
     if (f.estimated_bytes_behind) o["estimatedBytesBehind"] = *f.estimated_bytes_behind;

@@ -80,8 +80,23 @@ void MetricsRegistry::MarkFinished(const std::string& name, std::optional<std::s
   std::lock_guard<std::mutex> lock(mutex_);
   FlowState& flow = FlowLocked(name);
   flow.metrics.finished = true;
+  flow.metrics.retrying.reset();
   if (failure)
     flow.metrics.failure = LooksLikeSecretValue(*failure) ? std::string(kRedacted) : *failure;
+}
+
+void MetricsRegistry::MarkRetrying(const std::string& name, const std::string& cause,
+                                   int64_t since_ms, int attempt) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  FlowMetrics& m = FlowLocked(name).metrics;
+  m.retrying = FlowMetrics::Retrying{LooksLikeSecretValue(cause) ? std::string(kRedacted) : cause,
+                                     since_ms, attempt};
+  m.retries_total += 1;
+}
+
+void MetricsRegistry::MarkRunning(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  FlowLocked(name).metrics.retrying.reset();
 }
 
 int64_t MetricsRegistry::TimeBehindLocked(const FlowState& flow, int64_t now_ms) const {

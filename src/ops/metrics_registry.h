@@ -89,6 +89,15 @@ struct FlowMetrics {
   std::vector<std::string> recent_progress_json;  // newest last, a few
   std::optional<std::string> failure;             // the flow stopped with this error
   bool finished = false;                          // the flow's run ended (stopped or trigger done)
+  // The flow failed with a transient error and is being retried (stream::Pipeline): the error,
+  // since when it has been failing, and the retries of this streak.
+  struct Retrying {
+    std::string cause;  // secrets redacted
+    int64_t since_ms = 0;
+    int attempt = 0;
+  };
+  std::optional<Retrying> retrying;
+  int64_t retries_total = 0;  // of this process's run
   std::vector<BatchSample> history;               // oldest first, the last history_ms
 };
 
@@ -109,6 +118,12 @@ class MetricsRegistry {
   void Record(const stream::QueryProgress& progress);
   // The flow's run ended: `failure` is its error (nullopt: stopped or done normally).
   void MarkFinished(const std::string& name, std::optional<std::string> failure);
+  // The flow failed with a transient error and will be reopened (retry `attempt` of a streak
+  // failing since `since_ms`); counted in retries_total.
+  void MarkRetrying(const std::string& name, const std::string& cause, int64_t since_ms,
+                    int attempt);
+  // The flow runs (again): a batch succeeded after retries.
+  void MarkRunning(const std::string& name);
 
   // Copies of every flow (in the order first seen) with time behind computed as of now.
   std::vector<FlowMetrics> Snapshot() const;

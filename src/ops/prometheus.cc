@@ -292,6 +292,12 @@ std::string RenderPrometheus(const std::vector<FlowMetrics>& flows, const Health
            });
   per_flow("weir_flow_failed", "gauge", "1 when the flow stopped with an error.",
            [](const FlowMetrics& f) { return f.failure ? 1 : 0; });
+  per_flow("weir_flow_retrying", "gauge",
+           "1 while the flow is being retried after a transient error.",
+           [](const FlowMetrics& f) { return f.retrying && !f.finished ? 1 : 0; });
+  per_flow("weir_flow_retries_total", "counter",
+           "Times the flow was reopened after a transient error (broker or storage unavailable).",
+           [](const FlowMetrics& f) { return static_cast<double>(f.retries_total); });
   return w.Take();
 }
 

@@ -1,0 +1,232 @@
+#include "stream/pipeline.h"
+
+#include <algorithm>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+namespace weir::stream {
+namespace {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Adds a batch's counts to a flow's totals.
+void AddToTotals(const QueryProgress& p, FlowRunSummary* total) {
+  total->input_rows += p.num_input_rows;
+  for (const StateOperatorProgress& op : p.state_operators) {
+    auto duplicates = op.custom_metrics.find("numDroppedDuplicateRows");
+    if (duplicates != op.custom_metrics.end()) total->duplicates_dropped += duplicates->second;
+    total->late_rows_dropped += op.num_rows_dropped_by_watermark;
+  }
+  auto quality = p.extra.find("data_quality");
+  if (quality == p.extra.end()) return;
+  auto j = nlohmann::json::parse(quality->second, nullptr, false);
+  if (!j.is_object()) return;
+  auto count = [&j](const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : int64_t{0};
+  };
+  total->quarantined += count("quarantined_records");
+  total->dropped_by_expectations += count("dropped_records");
+}
+
+}  // namespace
+
+struct Pipeline::Flow {
+  std::string name;
+  FlowSpec spec;
+  QueryOptions options;
+  std::unique_ptr<StreamingQuery> query;  // null between a transient failure and its reopening
+  FlowRunSummary totals;                  // of the queries closed so far, plus progress
+  // A batch succeeded since the last failure: the next failure starts a new streak.
+  std::atomic<bool> batch_succeeded{false};
+};
+
+Pipeline::Pipeline(fs::FileSystem* fs, PipelineOptions options)
+    : fs_(fs), options_(std::move(options)) {}
+
+Pipeline::~Pipeline() {
+  for (auto& flow : flows_) CloseQuery(*flow);
+}
+
+Result<std::unique_ptr<Pipeline>> Pipeline::Open(fs::FileSystem* fs,
+                                                 const sql::Pipeline& definition,
+                                                 PipelineOptions options) {
+  std::vector<const sql::StreamingTableDefinition*> selected;
+  for (const auto& table : definition.tables) {
+    const std::string name = table.name.ToString();
+    if (options.tables.empty() ||
+        std::find(options.tables.begin(), options.tables.end(), name) != options.tables.end()) {
+      selected.push_back(&table);
+    }
+  }
+  for (const std::string& name : options.tables) {
+    auto defined = std::find_if(selected.begin(), selected.end(),
+                                [&](const auto* t) { return t->name.ToString() == name; });
+    if (defined == selected.end()) {
+      return Status::InvalidArgument("--tables names " + name +
+                                     ", which the pipeline does not define as a streaming table");
+    }
+  }
+  if (selected.empty()) return Status::InvalidArgument("the pipeline defines no streaming table");
+
+  std::unique_ptr<Pipeline> pipeline(new Pipeline(fs, std::move(options)));
+  const PipelineOptions& o = pipeline->options_;
+  for (const sql::StreamingTableDefinition* table : selected) {
+    auto flow = std::make_unique<Flow>();
+    flow->name = table->name.ToString();
+    flow->totals.table = flow->name;
+    WEIR_ASSIGN_OR_RETURN(flow->spec, MakeFlow(*table, o.lakehouse, definition.settings));
+    QueryOptions& q = flow->options;
+    q.trigger = o.trigger;
+    q.workers_group = o.workers_group;
+    q.log = o.log;
+    q.on_backfill = o.on_backfill;
+    Flow* f = flow.get();
+    Pipeline* self = pipeline.get();
+    q.on_progress = [self, f](const QueryProgress& p) {
+      AddToTotals(p, &f->totals);
+      if (!f->batch_succeeded.exchange(true)) {
+        self->Report(FlowState{f->name, FlowState::Kind::kRunning, Status::OK(), 0, 0, 0});
+      }
+      if (self->options_.on_progress) self->options_.on_progress(p);
+    };
+    Status opened = pipeline->OpenQuery(*flow);
+    if (!opened.ok() && !opened.IsUnavailable()) return opened.WithContext(flow->name);
+    pipeline->flows_.push_back(std::move(flow));
+  }
+  return pipeline;
+}
+
+Status Pipeline::OpenQuery(Flow& flow) {
+  WEIR_ASSIGN_OR_RETURN(auto query, StreamingQuery::Open(fs_, flow.spec, flow.options));
+  std::lock_guard<std::mutex> lock(mutex_);
+  flow.query = std::move(query);
+  if (stop_.load()) flow.query->RequestStop();
+  return Status::OK();
+}
+
+void Pipeline::CloseQuery(Flow& flow) {
+  std::unique_ptr<StreamingQuery> query;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    query = std::move(flow.query);
+  }
+  if (!query) return;
+  query->Close();
+  flow.totals.batches += query->batches_run();
+  flow.totals.rows_written += query->rows_written();
+}
+
+void Pipeline::Report(const FlowState& state) {
+  if (options_.on_flow_state) options_.on_flow_state(state);
+}
+
+bool Pipeline::Backoff(int64_t ms) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  wake_.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stop_.load(); });
+  return !stop_.load();
+}
+
+void Pipeline::RequestStop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_.store(true);
+    for (auto& flow : flows_) {
+      if (flow->query) flow->query->RequestStop();
+    }
+  }
+  wake_.notify_all();
+}
+
+Status Pipeline::RunFlow(Flow& flow) {
+  const bool unbounded = options_.trigger.kind == Trigger::Kind::kProcessingTime;
+  int attempt = 0;
+  int64_t failing_since_ms = 0;
+  while (true) {
+    Status st = flow.query ? Status::OK() : OpenQuery(flow);
+    if (st.ok()) {
+      flow.batch_succeeded.store(false);
+      st = flow.query->Run();
+    }
+    if (st.ok() || stop_.load() || !st.IsUnavailable()) {
+      CloseQuery(flow);
+      Report(FlowState{flow.name, FlowState::Kind::kFinished, st, 0, 0, 0});
+      return st;
+    }
+    // A transient failure: reopen from the checkpoint after a backoff. A batch that succeeded
+    // since the last failure ends the streak.
+    if (flow.batch_succeeded.load()) attempt = 0;
+    if (attempt == 0) failing_since_ms = NowMs();
+    ++attempt;
+    CloseQuery(flow);
+    if (!unbounded && attempt > options_.retry.max_retries) {
+      Status gave_up = st.WithContext("gave up after " + std::to_string(options_.retry.max_retries) +
+                                      " retries (a processingTime trigger retries without end)");
+      Report(FlowState{flow.name, FlowState::Kind::kFinished, gave_up, 0, 0, 0});
+      return gave_up;
+    }
+    const int shift = std::min(attempt - 1, 20);
+    const int64_t backoff =
+        std::min(options_.retry.initial_backoff_ms << shift, options_.retry.max_backoff_ms);
+    ++flow.totals.retries;
+    if (options_.log) {
+      options_.log("WARN " + flow.name + ": retrying in " + std::to_string(backoff) +
+                   " ms (retry " + std::to_string(attempt) + " since the failure at " +
+                   FormatProgressTimestamp(failing_since_ms) + "): " + st.ToString());
+    }
+    Report(FlowState{flow.name, FlowState::Kind::kRetrying, st, failing_since_ms, attempt,
+                     backoff});
+    if (!Backoff(backoff)) {
+      Report(FlowState{flow.name, FlowState::Kind::kFinished, Status::OK(), 0, 0, 0});
+      return Status::OK();
+    }
+  }
+}
+
+Status Pipeline::Run() {
+  std::vector<Status> results(flows_.size());
+  if (options_.trigger.kind == Trigger::Kind::kProcessingTime && flows_.size() > 1) {
+    // Continuous mode: every flow at once, each on its own thread; one failing stops the others.
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < flows_.size(); ++i) {
+      threads.emplace_back([this, &results, i] {
+        results[i] = RunFlow(*flows_[i]);
+        if (!results[i].ok()) RequestStop();
+      });
+    }
+    for (auto& t : threads) t.join();
+  } else {
+    // availableNow / once: flows in the file's order (upstream tables first).
+    for (size_t i = 0; i < flows_.size() && !stop_.load(); ++i) {
+      results[i] = RunFlow(*flows_[i]);  // the flow's query is closed afterwards
+      if (i + 1 < flows_.size() && options_.between_flows) options_.between_flows();
+      if (!results[i].ok()) break;
+    }
+  }
+  for (size_t i = 0; i < flows_.size(); ++i) {
+    if (results[i].ok()) continue;
+    if (results[i].IsCancelled() && stop_.load()) continue;  // stopped on request
+    return results[i].WithContext(flows_[i]->name);
+  }
+  return Status::OK();
+}
+
+std::vector<FlowRunSummary> Pipeline::Summaries() const {
+  std::vector<FlowRunSummary> out;
+  for (const auto& flow : flows_) {
+    FlowRunSummary s = flow->totals;
+    if (flow->query) {  // still open (Run was not called)
+      s.batches += flow->query->batches_run();
+      s.rows_written += flow->query->rows_written();
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace weir::stream
