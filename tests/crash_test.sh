@@ -22,6 +22,8 @@ FROM STREAM read_kafka(bootstrapServers => '${bootstrap}', subscribe => 'orders'
 SQL
 RUN=("$WEIR" run "$work/bronze.sql" --lakehouse "$lake" --trigger availableNow --set bootstrap="$BOOTSTRAP")
 run() { "${RUN[@]}"; }
+# The same run by the test build, whose flows' file system injects a fault (weir_testing).
+run_faulty() { "$WEIR_TESTING" "${RUN[@]:1}"; }
 produced=0
 produce() {  # produce COUNT SEED
   "$WEIR" produce --bootstrap "$BOOTSTRAP" --topic orders --count "$1" --seed "$2" --compression zstd \
@@ -70,21 +72,29 @@ echo "killed weir run $kills times with SIGKILL in $attempts runs, which committ
 check "at least 20 kills landed during ingestion" test $kills -ge 20
 check "at least 200000 events were produced" test $produced -ge 200000
 
-# Injected I/O failures at every file-system call of a batch (covers offsets/N, Parquet files,
-# the Delta commit, its checkpoint and commits/N), each followed by a restart.
+# Injected I/O faults at every file-system call of a batch (covers offsets/N, Parquet files,
+# the Delta commit, its checkpoint and commits/N), each followed by a restart, in the three modes
+# of the test build: the call fails; the call takes effect and then reports EIO, with the next
+# two reads of its path failing too (an ambiguous outcome: a Delta commit that may have landed);
+# the call takes effect and the machine crashes right after it.
 produce 6000 99
 failures=0
+modes=(fail lie crash)
 for n in $(seq 1 60); do
-  WEIR_TEST_FAIL_NTH_FS_CALL=$n run > "$work/fault.log" 2>&1
-  rc=$?
-  if [ $rc -ne 0 ]; then
-    failures=$((failures + 1))
-    grep -q "injected fault" "$work/fault.log" || { echo "FAIL: unexpected error at call $n"; cat "$work/fault.log"; }
-  fi
+  for mode in "${modes[@]}"; do
+    WEIR_TEST_FAIL_NTH_FS_CALL=$n WEIR_TEST_FS_FAULT_MODE=$mode WEIR_TEST_FS_FAIL_READS=2 \
+      run_faulty > "$work/fault.log" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ]; then
+      failures=$((failures + 1))
+      grep -q "injected fault\|fault injection" "$work/fault.log" ||
+        { echo "FAIL: unexpected error at call $n ($mode)"; cat "$work/fault.log"; }
+    fi
+  done
   [ $((n % 10)) -eq 0 ] && produce 1500 $((100 + n))
 done
-echo "injected an I/O failure at each of 60 file-system call positions: $failures runs failed and were restarted"
-check "injected faults made runs fail" test $failures -ge 20
+echo "injected a fault at each of 60 file-system call positions in ${#modes[@]} modes: $failures runs failed and were restarted"
+check "injected faults made runs fail" test $failures -ge 60
 
 check "a final run completes" run
 check "the table holds every produced event exactly once (DuckDB vs kcat)" table_matches_topic "$table" orders

@@ -6,6 +6,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export WEIR="$(realpath "${1:-build/weir}")"
+# The test build of weir (a fault-injecting file system under its flows), beside the binary.
+export WEIR_TESTING="$(dirname "$WEIR")/weir_testing"
 export WEIR_SOURCE_DIR="$PWD"
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Storage faults in the silver flow (issue 9; tests/crash_test.sh does the same for bronze): the
+# Storage faults in the silver flow (tests/crash_test.sh does the same for bronze): the
 # silver step of examples/orders.sql (from_json, expectation + quarantine, watermark, RocksDB
 # dedup) runs its next batch over a bronze table built once (duplicates, malformed and late
-# events), with the N-th file-system call failing with EIO (WEIR_TEST_FAIL_NTH_FS_CALL,
-# src/cli/pipeline_runner.cc). The test counts the run's calls, fails each one of its second half
+# events), with the N-th file-system call failing with EIO (the test build weir_testing,
+# WEIR_TEST_FAIL_NTH_FS_CALL, src/cli/testing/fault_hook.cc). The test counts the run's calls, fails each one of its second half
 # (the batches: state store version folder, quarantine and silver Parquet files and Delta commits,
 # offsets/N, commits/N, the no-data batch that moves the watermark) and a sample of the first
 # (checkpoint, Delta logs, state store restore). A faulty run must fail with an error naming the
@@ -37,7 +37,7 @@ bronze_run() {
     > "$work/bronze.log" 2>&1 || { echo "FAIL: bronze run"; cat "$work/bronze.log"; exit 1; }
 }
 silver_run() {  # silver_run LAKE LOG
-  "$WEIR" run "$work/silver.sql" --lakehouse "$1" --trigger availableNow > "$2" 2>&1
+  "${SILVER_WEIR:-$WEIR}" run "$work/silver.sql" --lakehouse "$1" --trigger availableNow > "$2" 2>&1
 }
 
 # Step 1: 4,000 events (seed 1) through bronze and silver: silver's first batch, no fault.
@@ -138,7 +138,7 @@ trial_lake=$work/trial
 fresh() { rm -rf "$trial_lake" && cp -a "$work/pre" "$trial_lake"; }
 injected_at() {  # injected_at N: 0 when the fault at N fired (the run reports it)
   fresh
-  WEIR_TEST_FAIL_NTH_FS_CALL=$1 silver_run "$trial_lake" "$work/probe.log"
+  SILVER_WEIR=$WEIR_TESTING WEIR_TEST_FAIL_NTH_FS_CALL=$1 silver_run "$trial_lake" "$work/probe.log"
   grep -q "injected" "$work/probe.log"
 }
 hi=64
@@ -179,7 +179,7 @@ for n in $(seq 1 "$calls"); do
   [ $picked -eq 1 ] || [ "$n" -ge "$half" ] || continue
   probed=$((probed + 1))
   fresh
-  WEIR_TEST_FAIL_NTH_FS_CALL=$n silver_run "$trial_lake" "$work/fault.log"
+  SILVER_WEIR=$WEIR_TESTING WEIR_TEST_FAIL_NTH_FS_CALL=$n silver_run "$trial_lake" "$work/fault.log"
   rc=$?
   err=$(grep -E '^weir: ' "$work/fault.log" | tail -1)
   failed_call=$(echo "$err" | awk -F': ' '{print $(NF-1)}' | sed -E 's/part-[0-9]+-[0-9a-f-]+/part-*/')

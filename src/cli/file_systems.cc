@@ -367,6 +367,17 @@ Result<fs::FileSystem*> FileSystemFor(const std::string& path) {
   return result;
 }
 
+namespace {
+FileSystemWrapper g_flow_file_system_wrapper = nullptr;
+}  // namespace
+
+void SetFlowFileSystemWrapper(FileSystemWrapper wrapper) { g_flow_file_system_wrapper = wrapper; }
+
+Result<fs::FileSystem*> FlowFileSystem(const std::string& lakehouse_root) {
+  WEIR_ASSIGN_OR_RETURN(fs::FileSystem * base, FileSystemFor(lakehouse_root));
+  return g_flow_file_system_wrapper != nullptr ? g_flow_file_system_wrapper(base) : base;
+}
+
 Result<fs::FileSystem*> FileSystemFor(const Flags& flags, const std::string& path) {
   WEIR_RETURN_NOT_OK(ConfigureStorageFromFlags(flags));
   return FileSystemFor(path);

@@ -44,6 +44,14 @@ Result<fs::FileSystem*> FileSystemFor(const std::string& path);
 // FileSystemFor(path).
 Result<fs::FileSystem*> FileSystemFor(const Flags& flags, const std::string& path);
 
+// The file system a pipeline's flows use: FileSystemFor(lakehouse_root), passed through the
+// wrapper a test build installed (nothing does in the shipped binary).
+Result<fs::FileSystem*> FlowFileSystem(const std::string& lakehouse_root);
+// Test builds only (the weir_testing binary, src/cli/testing/): wraps the flows' file system,
+// e.g. in a fault-injecting one. Call before any flow runs.
+using FileSystemWrapper = fs::FileSystem* (*)(fs::FileSystem* base);
+void SetFlowFileSystemWrapper(FileSystemWrapper wrapper);
+
 // The credentials the settings (then the environment) give for the account of `location`.
 // Exposed for tests. `settings` keys without the "spark.hadoop." prefix.
 Result<azure::AzureCredentials> ResolveAzureCredentials(
