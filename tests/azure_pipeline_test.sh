@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tables and checkpoints in Azure storage (issue 12, deliverable 2): Azurite (npm `azurite`,
+# Tables and checkpoints in Azure storage: Azurite (npm `azurite`,
 # tests/js) on loopback and `weir broker`; examples/orders.sql (bronze, silver, quarantine) run
 # with --lakehouse on an Azurite URL, the account key given as SET fs.azure.account.key... =
 # secret('azure', 'key') with --secrets, availableNow in several batches, SIGKILLed mid-run and
@@ -27,49 +27,9 @@ trap 'stop_all; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 export TMPDIR=$work/tmp
 mkdir -p "$TMPDIR"
 
-skip_or_fail() {  # under CI a missing piece fails the test; elsewhere it is skipped loudly
-  if [ "${CI:-}" = "true" ]; then
-    echo "FAIL: $1"
-    exit 1
-  fi
-  echo "SKIPPED (LOUDLY): $1"
-  exit 0
-}
-
-azurite=$WEIR_SOURCE_DIR/tests/js/node_modules/.bin/azurite-blob
-[ -e "$azurite" ] || skip_or_fail "Azurite not installed (npm install in tests/js)"
-command -v node > /dev/null || skip_or_fail "node not installed (Azurite needs it)"
-
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-node "$azurite" --blobHost 127.0.0.1 --blobPort "$port" --location "$work/azurite" \
-  --disableTelemetry --skipApiVersionCheck --loose > "$work/azurite.log" 2>&1 &
-AZURITE_PID=$!
-for _ in $(seq 1 300); do  # up to 30 s: node starts slowly on a busy machine
-  grep -q "successfully listens" "$work/azurite.log" 2>/dev/null && break
-  sleep 0.1
-done
-grep -q "successfully listens" "$work/azurite.log" || { echo "FAIL: Azurite did not start"; cat "$work/azurite.log"; exit 1; }
-
-account=devstoreaccount1
-# Azurite's published development key (not a secret); weir gets it through a secrets file.
-key='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
+start_azurite lake
+port=$AZURITE_PORT account=$AZURE_ACCOUNT key=$AZURE_KEY
 printf '{"azure": {"key": "%s"}}\n' "$key" > "$work/secrets.json"
-
-# Creates the container with an independent Shared Key client (python3's hmac).
-python3 - "$port" "$account" "$key" lake <<'EOF' || { echo "FAIL: create container"; exit 1; }
-import base64, hashlib, hmac, sys, urllib.request, email.utils
-port, account, key, container = sys.argv[1:5]
-headers = {"x-ms-date": email.utils.formatdate(usegmt=True), "x-ms-version": "2023-11-03"}
-canon = "".join(f"{k}:{v}\n" for k, v in sorted(headers.items()))
-to_sign = "\n".join(["PUT", "", "", "", "", "application/octet-stream", "", "", "", "", "", ""]) + \
-    "\n" + canon + f"/{account}/{account}/{container}\nrestype:container"
-sig = base64.b64encode(hmac.new(base64.b64decode(key), to_sign.encode(), hashlib.sha256).digest()).decode()
-headers["Authorization"] = f"SharedKey {account}:{sig}"
-headers["Content-Type"] = "application/octet-stream"
-urllib.request.urlopen(urllib.request.Request(
-    f"http://127.0.0.1:{port}/{account}/{container}?restype=container", method="PUT",
-    headers=headers, data=b""))
-EOF
 
 start_broker orders:8
 lake=http://127.0.0.1:$port/$account/lake/run1

@@ -76,3 +76,42 @@ table_matches_topic() {
   bronze_rows "$table" > "$work/table.jsonl" || return 1
   python3 "$WEIR_SOURCE_DIR/tests/tools/compare_kafka_table.py" "$work/kcat.jsonl" "$work/table.jsonl"
 }
+
+# Starts Azurite (tests/js) on a free loopback port and creates the container $1 with an
+# independent Shared Key client (python3's hmac); sets AZURITE_PORT, AZURITE_PID, AZURE_ACCOUNT
+# and AZURE_KEY (Azurite's published development key, not a secret). A missing Azurite fails the
+# test under CI and skips it loudly elsewhere. REQUIRES: $work; the caller stops $AZURITE_PID.
+start_azurite() {
+  local container=$1 azurite=$WEIR_SOURCE_DIR/tests/js/node_modules/.bin/azurite-blob
+  if [ ! -e "$azurite" ] || ! command -v node > /dev/null; then
+    [ "${CI:-}" = "true" ] && { echo "FAIL: Azurite not installed (npm ci in tests/js)"; exit 1; }
+    echo "SKIPPED (LOUDLY): Azurite not installed (npm ci in tests/js)"
+    exit 0
+  fi
+  AZURITE_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  node "$azurite" --blobHost 127.0.0.1 --blobPort "$AZURITE_PORT" --location "$work/azurite" \
+    --disableTelemetry --skipApiVersionCheck --loose > "$work/azurite.log" 2>&1 &
+  AZURITE_PID=$!
+  for _ in $(seq 1 300); do  # up to 30 s: node starts slowly on a busy machine
+    grep -q "successfully listens" "$work/azurite.log" 2>/dev/null && break
+    sleep 0.1
+  done
+  grep -q "successfully listens" "$work/azurite.log" ||
+    { echo "FAIL: Azurite did not start"; cat "$work/azurite.log"; exit 1; }
+  AZURE_ACCOUNT=devstoreaccount1
+  AZURE_KEY='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
+  python3 - "$AZURITE_PORT" "$AZURE_ACCOUNT" "$AZURE_KEY" "$container" <<'PY' || { echo "FAIL: create container"; exit 1; }
+import base64, hashlib, hmac, sys, urllib.request, email.utils
+port, account, key, container = sys.argv[1:5]
+headers = {"x-ms-date": email.utils.formatdate(usegmt=True), "x-ms-version": "2023-11-03"}
+canon = "".join(f"{k}:{v}\n" for k, v in sorted(headers.items()))
+to_sign = "\n".join(["PUT", "", "", "", "", "application/octet-stream", "", "", "", "", "", ""]) + \
+    "\n" + canon + f"/{account}/{account}/{container}\nrestype:container"
+sig = base64.b64encode(hmac.new(base64.b64decode(key), to_sign.encode(), hashlib.sha256).digest()).decode()
+headers["Authorization"] = f"SharedKey {account}:{sig}"
+headers["Content-Type"] = "application/octet-stream"
+urllib.request.urlopen(urllib.request.Request(
+    f"http://127.0.0.1:{port}/{account}/{container}?restype=container", method="PUT",
+    headers=headers, data=b""))
+PY
+}
