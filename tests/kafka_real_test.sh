@@ -74,7 +74,7 @@ if wanted auth; then
   case_start auth
   d=$work/auth
   kafka_admin create orders 4
-  "$WEIR" produce --bootstrap "$KAFKA_PLAINTEXT" --topic orders --count 20000 > "$d/produce.log" 2>&1
+  "$WEIR" produce --bootstrap "$KAFKA_PLAINTEXT" --topic orders --count 5000 > "$d/produce.log" 2>&1
   export WEIR_SECRET_EH_CONN=$EH_CONNECTION_STRING WEIR_SECRET_EH_SP=$EH_CLIENT_SECRET
   tls="\`kafka.ssl.ca.location\` => '$KAFKA_CA'"
   run_bronze() {  # run_bronze NAME READ_KAFKA_ARGS [env...]: availableNow into $d/NAME
@@ -166,7 +166,7 @@ if wanted auth; then
   read_kafka busy-imds "kafka.bootstrap.servers=$KAFKA_OAUTH" "kafka.ssl.ca.location=$KAFKA_CA" "eventhubs.namespace=$EH_NAMESPACE" \
     eventhubs.credential=managedIdentity -- AZURE_POD_IDENTITY_AUTHORITY_HOST="$AUTHORITY_HOST"
   check "IMDS answering 503 once: retried, the read succeeds" \
-    bash -c '[ "$(cat "$1/busy-imds.rc")" = 0 ] && [ "$(wc -l < "$1/busy-imds.out")" -eq 20000 ]' _ "$d"
+    bash -c '[ "$(cat "$1/busy-imds.rc")" = 0 ] && [ "$(wc -l < "$1/busy-imds.out")" -eq 5000 ]' _ "$d"
   read_kafka unreachable "eventhubs.connectionString=$EH_CONNECTION_STRING" "kafka.bootstrap.servers=127.0.0.1:1" \
     "kafka.ssl.ca.location=$KAFKA_CA" kafka.request.timeout.ms=2000
   check "an unreachable broker: Unavailable (retryable), naming the namespace" \

@@ -235,12 +235,16 @@ Result<rd_kafka_t*> KafkaSource::NewClient(const std::string& what) {
   // Offsets are weir's business: nothing is reset behind its back, and the end of a partition is
   // reported so reads of compacted/transactional tails finish. A fetch waiting for data at a
   // range's end delays the next batch's first fetch: keep the broker-side wait short unless the
-  // user chose one.
+  // user chose one. Spark's Kafka consumer reads uncommitted records unless
+  // kafka.isolation.level=read_committed is set (the Java client's default); librdkafka's default
+  // is read_committed, so weir sets Spark's.
   WEIR_ASSIGN_OR_RETURN(
       rd_kafka_conf_t * conf,
       NewClientConf(options_, group_id_,
                     {{"auto.offset.reset", "error"}, {"enable.partition.eof", "true"}},
-                    {{"client.id", "weir"}, {"fetch.wait.max.ms", "100"}}));
+                    {{"client.id", "weir"},
+                     {"fetch.wait.max.ms", "100"},
+                     {"isolation.level", "read_uncommitted"}}));
   rd_kafka_conf_set_opaque(conf, this);
   rd_kafka_conf_set_log_cb(conf, &KafkaSource::LogCallback);
   rd_kafka_conf_set_error_cb(conf, &KafkaSource::ErrorCallback);
@@ -711,6 +715,12 @@ Status RangeReader::HandleGap(PartitionState* state, int64_t offset, bool* take_
   int64_t gap_end = std::min(offset, state->until);
   if (low <= state->next) {
     stats_.invisible_offsets += gap_end - state->next;
+    auto& ranges = stats_.invisible_ranges;
+    if (!ranges.empty() && ranges.back().tp == state->tp && ranges.back().until == state->next) {
+      ranges.back().until = gap_end;
+    } else if (gap_end > state->next && ranges.size() < ReadStats::kMaxInvisibleRanges) {
+      ranges.push_back(OffsetRange{state->tp, state->next, gap_end});
+    }
     state->next = gap_end;
     state->slot->handed = gap_end;
     if (state->next >= state->until) MarkDone(state);

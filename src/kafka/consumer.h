@@ -93,6 +93,10 @@ struct ReadStats {
   int64_t records = 0;
   int64_t payload_bytes = 0;
   int64_t invisible_offsets = 0;  // offsets with no visible record (compaction, txn markers)
+  // Where they were: adjacent ranges merged, in the order met; at most kMaxInvisibleRanges (the
+  // count above stays exact). `weir validate` can tell such offsets from lost ones with it.
+  std::vector<OffsetRange> invisible_ranges;
+  static constexpr size_t kMaxInvisibleRanges = 10000;
   int64_t skipped_offsets = 0;    // offsets lost to retention, skipped (failOnDataLoss=false)
   int64_t out_of_range_resets = 0;
   int64_t empty_polls = 0;

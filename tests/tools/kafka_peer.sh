@@ -128,7 +128,9 @@ transaction.state.log.num.partitions=4
 share.coordinator.state.topic.replication.factor=1
 group.initial.rebalance.delay.ms=0
 log.retention.check.interval.ms=1000
+log.initial.task.delay.ms=0
 log.segment.delete.delay.ms=0
+log.cleaner.backoff.ms=500
 ssl.keystore.type=PKCS12
 ssl.keystore.location=$p/tls/broker.p12
 ssl.keystore.password=weirtest
@@ -165,17 +167,19 @@ Configuration:
 EOF
 }
 
-kafka_peer_java() {  # kafka_peer_java CLASS ARGS...: a JVM on the broker's classpath
-  java -Xms128m -Xmx768m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
-    -Dlog4j2.configurationFile="$KAFKA_RUN/log4j2.yaml" \
-    -Dorg.apache.kafka.sasl.oauthbearer.allowed.urls="$AUTHORITY_HOST/$EH_TENANT/discovery/v2.0/keys" \
-    -cp "$KAFKA_HOME/libs/*:$KAFKA_HOME/weir-peer.jar" "$@"
+# The JVM command of the broker and its tools, on the broker's classpath (an array, so that a
+# background start's $! is the JVM's own pid).
+kafka_peer_java_command() {
+  KAFKA_JAVA=(java -Xms128m -Xmx768m -XX:+UseSerialGC -XX:TieredStopAtLevel=1
+    -Dlog4j2.configurationFile="$KAFKA_RUN/log4j2.yaml"
+    -Dorg.apache.kafka.sasl.oauthbearer.allowed.urls="$AUTHORITY_HOST/$EH_TENANT/discovery/v2.0/keys"
+    -cp "$KAFKA_HOME/libs/*:$KAFKA_HOME/weir-peer.jar")
 }
 
 # Starts the broker (again, on the same ports and data, after kafka_peer_stop_broker) and waits
 # until its PLAINTEXT listener answers metadata requests.
 kafka_peer_start_broker() {
-  kafka_peer_java kafka.Kafka "$KAFKA_RUN/server.properties" >> "$KAFKA_RUN/broker.log" 2>&1 &
+  "${KAFKA_JAVA[@]}" kafka.Kafka "$KAFKA_RUN/server.properties" >> "$KAFKA_RUN/broker.log" 2>&1 &
   KAFKA_PID=$!
   for _ in $(seq 1 300); do
     if kcat -b "$KAFKA_PLAINTEXT" -L -m 2 2>/dev/null | grep -q "1 brokers"; then return 0; fi
@@ -189,6 +193,9 @@ kafka_peer_start_broker() {
 kafka_peer_stop_broker() {  # a clean shutdown (SIGTERM), waited for
   [ -n "${KAFKA_PID:-}" ] || return 0
   kill -TERM "$KAFKA_PID" 2>/dev/null
+  local _
+  for _ in $(seq 1 300); do kill -0 "$KAFKA_PID" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$KAFKA_PID" 2>/dev/null  # a shutdown stuck for 30 s
   wait "$KAFKA_PID" 2>/dev/null
   KAFKA_PID=
 }
@@ -210,7 +217,8 @@ kafka_peer_start() {
   KAFKA_PLAIN=127.0.0.1:$PORT_PLAIN
   KAFKA_OAUTH=127.0.0.1:$PORT_OAUTH
   kafka_peer_config
-  kafka_peer_java kafka.tools.StorageTool format -t "$("$PY" -c 'import base64,os; print(base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("="))')" \
+  kafka_peer_java_command
+  "${KAFKA_JAVA[@]}" kafka.tools.StorageTool format -t "$("$PY" -c 'import base64,os; print(base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("="))')" \
     -c "$KAFKA_RUN/server.properties" > "$KAFKA_RUN/format.log" 2>&1 ||
     { cat "$KAFKA_RUN/format.log"; kafka_peer_skip "kafka-storage format failed"; }
   kafka_peer_start_broker || kafka_peer_skip "the broker did not start (log above)"

@@ -9,7 +9,8 @@ usage: admin.py BOOTSTRAP COMMAND ...
   watermarks TOPIC                           {"<partition>": [low, high], ...}
   produce TOPIC PARTITIONS COUNT [--ts-start MS --ts-step MS] [--first I] [--value-bytes N]
                                              COUNT records round-robin, key k<i>, value v<i>,
-                                             CreateTime timestamps ts-start + i*ts-step if given
+                                             CreateTime timestamps ts-start + i*ts-step if given;
+                                             --sync 1: each record in a batch of its own
   txn TOPIC PARTITIONS PATTERN OUT            transactions: PATTERN is a string of c/a (commit /
                                              abort), each a transaction of 10 records per
                                              partition; OUT gets the committed records as JSON
@@ -92,6 +93,7 @@ def produce(bootstrap, topic, partitions, count, args):
     ts_step = int(opts.get("--ts-step", "0"))
     first = int(opts.get("--first", "0"))
     value_bytes = int(opts.get("--value-bytes", "0"))
+    sync = opts.get("--sync") == "1"  # one record per batch (each flushed alone)
     p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5, "enable.idempotence": True})
     errors = []
     for i in range(first, first + int(count)):
@@ -108,6 +110,8 @@ def produce(bootstrap, topic, partitions, count, args):
                 break
             except BufferError:
                 p.poll(0.1)
+        if sync:
+            p.flush(30)
         p.poll(0)
     p.flush(60)
     if errors:
