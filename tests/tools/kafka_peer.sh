@@ -201,8 +201,6 @@ kafka_peer_stop_broker() {  # a clean shutdown (SIGTERM), waited for
 }
 
 kafka_peer_start() {
-  command -v java > /dev/null || "$WEIR_SOURCE_DIR/scripts/install-kafka.sh" ||
-    kafka_peer_skip "scripts/install-kafka.sh failed"
   KAFKA_HOME=$("$WEIR_SOURCE_DIR/scripts/install-kafka.sh" --dir) ||
     kafka_peer_skip "scripts/install-kafka.sh failed"
   "$PY" -c 'import jwt, cryptography, confluent_kafka' 2>/dev/null ||
