@@ -311,12 +311,12 @@ Status KafkaSource::ClientFailure(int code, const std::string& context) {
   const std::string permanent = PermanentClientError();
   if (!permanent.empty()) {
     return options_.redactor.Scrub(Status::InvalidArgument(
-        context + ": " + Peer() + " refused the connection: " + permanent + ". " +
+        context + " from " + Peer() + ": the connection was refused: " + permanent + ". " +
         AuthFailureHint(options_, permanent)));
   }
   std::string last = LastClientError();
   return options_.redactor.Scrub(StatusFromKafkaError(
-      err, context + " (" + Peer() + ")" +
+      err, context + " from " + Peer() +
                (last.empty() ? "" : " (last client error: " + last + ")")));
 }
 
@@ -977,7 +977,7 @@ Result<RecordBatch> RangeReader::Next(size_t max_records) {
       if (!source_->PermanentClientError().empty()) {
         // Refused credentials or an untrusted certificate: waiting cannot help.
         return source_->ClientFailure(RD_KAFKA_RESP_ERR__AUTHENTICATION,
-                                      "reading topic-partition " + stuck->tp.ToString() +
+                                      "cannot read topic-partition " + stuck->tp.ToString() +
                                           " at offset " + std::to_string(stuck->next));
       }
       const int64_t silent_ms = source_->NowMs() - last_progress_ms_;

@@ -152,7 +152,8 @@ class CurlTokenHttpClient : public TokenHttpClient {
     if (headers != nullptr) slist_free_(headers);
     if (rc != CURLE_OK) {
       std::string url = request.url.substr(0, request.url.find('?'));
-      return Status::Unavailable("the token request to " + url + " failed: " + strerror_(rc));
+      return Status::Unavailable("the request to the token endpoint " + url + " failed: " +
+                                 strerror_(rc));
     }
     return TokenHttpResponse{static_cast<int>(status), std::move(response)};
   }
