@@ -243,6 +243,7 @@ if wanted workers; then
   producer=$!
   sleep 4
   kill -KILL "${WORKER[2]}"
+  wait "${WORKER[2]}" 2>/dev/null  # (reaped here: no "Killed" line in the log)
   sleep 2
   worker 4
   wait $producer
