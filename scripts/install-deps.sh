@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what weir needs to build and test on Debian 12 (run as root). Idempotent and quick when
-# everything is present: it installs only the missing Debian packages, and runs `npm ci` for the
-# test-only JavaScript readers (DuckDB, parquet-wasm) when their lock file changed.
+# everything is present: it installs only the missing Debian packages, runs `npm ci` for the
+# test-only JavaScript readers (DuckDB, parquet-wasm) when their lock file changed, and installs
+# the Apache Kafka broker of the real-Kafka tests (scripts/install-kafka.sh; WEIR_SKIP_KAFKA=1
+# skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,7 +12,7 @@ packages=(
   libzstd-dev liblz4-dev zlib1g-dev libsnappy-dev nlohmann-json3-dev
   librdkafka-dev libsimdjson-dev librocksdb-dev libcurl4-openssl-dev libssl-dev libpcre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  kcat python3-confluent-kafka zstd time
+  kcat python3-confluent-kafka python3-cryptography python3-jwt zstd time
   chromium  # tests/ops_test.sh loads the dashboard headless
 )
 missing=()
@@ -39,4 +41,8 @@ if [ "${WEIR_SKIP_NPM:-0}" != 1 ] && [ -f tests/js/package-lock.json ]; then
     (cd tests/js && npm ci --no-audit --no-fund --loglevel=error)
     cp tests/js/package-lock.json "$stamp"
   fi
+fi
+
+if [ "${WEIR_SKIP_KAFKA:-0}" != 1 ]; then
+  scripts/install-kafka.sh
 fi

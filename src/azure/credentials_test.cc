@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <deque>
+#include <map>
 #include <thread>
 
 #include "azure/blob_client.h"
@@ -73,6 +74,87 @@ TEST(TokenSourceTest, ManagedIdentityUsesImdsWithStringExpiry) {
   now += 23 * 3600 * 1000;  // the string "86399" was read as a day
   ASSERT_OK(source.Token().status());
   EXPECT_EQ(transport.requests().size(), 1u);
+}
+
+TEST(TokenSourceTest, WorkloadIdentityReadsTheFederatedTokenForEveryToken) {
+  FakeTransport transport([](const RecordedRequest&) { return TokenResponse("wi", "600"); });
+  int64_t now = 1'000'000;
+  int reads = 0;
+  AzureCredentials credentials =
+      AzureCredentials::WorkloadIdentity("tenant-wi", "app-wi", "/var/run/secrets/token");
+  credentials.authority_host = "http://127.0.0.1:9";
+  TokenSource source(credentials, &transport, [&] { return now; },
+                     [&](const std::string& path) -> Result<std::string> {
+                       EXPECT_EQ(path, "/var/run/secrets/token");
+                       return std::string("assertion-" + std::to_string(++reads) + "\n");
+                     });
+  ASSERT_OK_AND_ASSIGN(std::string token, source.Token());
+  EXPECT_EQ(token, "wi");
+  now += 6 * 60 * 1000;  // within five minutes of the 10-minute expiry: refreshed
+  ASSERT_OK(source.Token().status());
+  auto requests = transport.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].url, "http://127.0.0.1:9/tenant-wi/oauth2/v2.0/token");
+  EXPECT_EQ(requests[0].body,
+            "grant_type=client_credentials&client_id=app-wi"
+            "&client_assertion_type=urn%3Aietf%3Aparams%3Aoauth%3Aclient-assertion-type%3Ajwt-bearer"
+            "&client_assertion=assertion-1&scope=https%3A%2F%2Fstorage.azure.com%2F.default");
+  EXPECT_NE(requests[1].body.find("client_assertion=assertion-2&"), std::string::npos);
+}
+
+TEST(TokenSourceTest, ManagedIdentitySelectorsAndAppService) {
+  FakeTransport transport([](const RecordedRequest&) {
+    return FakeTransport::Response(200, {}, R"({"access_token":"as","expires_on":"4102444800"})");
+  });
+  AzureCredentials by_object = AzureCredentials::ManagedIdentity();
+  by_object.managed_identity_object_id = "oid-1";
+  ASSERT_OK(TokenSource(by_object, &transport).Token().status());
+  AzureCredentials app_service = AzureCredentials::ManagedIdentity();
+  app_service.managed_identity_resource_id = "/subscriptions/s/uami";
+  app_service.ApplyManagedIdentityEnvironment([](const std::string& name) -> std::optional<std::string> {
+    if (name == "IDENTITY_ENDPOINT") return "http://localhost:8081/msi/token";
+    if (name == "IDENTITY_HEADER") return "hdr-value";
+    return std::nullopt;
+  });
+  ASSERT_OK(TokenSource(app_service, &transport).Token().status());
+  auto requests = transport.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].url,
+            "http://169.254.169.254/metadata/identity/oauth2/token?api-version=2018-02-01"
+            "&resource=https%3A%2F%2Fstorage.azure.com%2F&object_id=oid-1");
+  EXPECT_EQ(requests[0].Header("Metadata"), "true");
+  EXPECT_EQ(requests[1].url,
+            "http://localhost:8081/msi/token?api-version=2019-08-01"
+            "&resource=https%3A%2F%2Fstorage.azure.com%2F&mi_res_id=%2Fsubscriptions%2Fs%2Fuami");
+  EXPECT_EQ(requests[1].Header("X-IDENTITY-HEADER"), "hdr-value");
+  AzureCredentials pod = AzureCredentials::ManagedIdentity();
+  pod.ApplyManagedIdentityEnvironment([](const std::string& name) -> std::optional<std::string> {
+    if (name == "AZURE_POD_IDENTITY_AUTHORITY_HOST") return "http://127.0.0.1:2/";
+    return std::nullopt;
+  });
+  EXPECT_EQ(pod.imds_endpoint, "http://127.0.0.1:2/metadata/identity/oauth2/token");
+}
+
+TEST(AzureCredentialsTest, EnvironmentChainAsTheAzureSdks) {
+  std::map<std::string, std::string> vars = {{"AZURE_TENANT_ID", "t"},
+                                             {"AZURE_CLIENT_ID", "c"},
+                                             {"AZURE_FEDERATED_TOKEN_FILE", "/f"},
+                                             {"AZURE_AUTHORITY_HOST", "https://login.microsoftonline.us/"}};
+  auto env = [&](const std::string& name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+  auto c = AzureCredentials::FromEnvironment(env);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->kind, AzureCredentials::Kind::kWorkloadIdentity);
+  EXPECT_EQ(c->federated_token_file, "/f");
+  EXPECT_EQ(c->authority_host, "https://login.microsoftonline.us");
+  vars["AZURE_CLIENT_SECRET"] = "s";  // a client secret comes first
+  c = AzureCredentials::FromEnvironment(env);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->kind, AzureCredentials::Kind::kClientSecret);
+  vars.erase("AZURE_TENANT_ID");
+  EXPECT_FALSE(AzureCredentials::FromEnvironment(env).has_value());
 }
 
 TEST(TokenSourceTest, FailuresNameTheClientButNotTheSecret) {

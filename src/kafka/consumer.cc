@@ -176,18 +176,23 @@ void KafkaSource::ErrorCallback(rd_kafka_t* rk, int err, const char* reason, voi
   {
     std::lock_guard<std::mutex> lock(self->log_mutex_);
     self->last_error_ = line;
+    if (IsAuthOrConfigKafkaError(static_cast<rd_kafka_resp_err_t>(err))) {
+      self->permanent_error_ = line;
+    }
   }
   self->AddLog("librdkafka error " + line);
 }
 
 void KafkaSource::TokenRefreshCallback(rd_kafka_t* rk, const char* /*config*/, void* opaque) {
   auto* self = static_cast<KafkaSource*>(opaque);
-  std::string failure =
-      RefreshOAuthBearerToken(rk, *self->config_.token_source, self->options_.redactor);
+  bool permanent = false;
+  std::string failure = RefreshOAuthBearerToken(rk, *self->config_.token_source,
+                                                self->options_.redactor, &permanent);
   if (failure.empty()) return;
   self->AddLog(failure);
   std::lock_guard<std::mutex> lock(self->log_mutex_);
   self->last_error_ = failure;
+  if (permanent) self->permanent_error_ = failure;
 }
 
 Result<std::unique_ptr<KafkaSource>> KafkaSource::Open(KafkaSourceOptions options,
@@ -207,9 +212,9 @@ Status KafkaSource::Init() {
     }
   }
   if (options_.oauth && !config_.token_source) {
-    WEIR_ASSIGN_OR_RETURN(auto poster, MakeCurlHttpsPoster(config_.request_timeout_ms));
-    config_.token_source = std::make_shared<ClientCredentialsTokenSource>(
-        *options_.oauth, options_.redactor, std::move(poster));
+    WEIR_ASSIGN_OR_RETURN(config_.token_source,
+                          MakeTokenSource(*options_.oauth, options_.redactor,
+                                          config_.request_timeout_ms));
   }
   group_id_ = options_.MakeGroupId();
 
@@ -230,12 +235,16 @@ Result<rd_kafka_t*> KafkaSource::NewClient(const std::string& what) {
   // Offsets are weir's business: nothing is reset behind its back, and the end of a partition is
   // reported so reads of compacted/transactional tails finish. A fetch waiting for data at a
   // range's end delays the next batch's first fetch: keep the broker-side wait short unless the
-  // user chose one.
+  // user chose one. Spark's Kafka consumer reads uncommitted records unless
+  // kafka.isolation.level=read_committed is set (the Java client's default); librdkafka's default
+  // is read_committed, so weir sets Spark's.
   WEIR_ASSIGN_OR_RETURN(
       rd_kafka_conf_t * conf,
       NewClientConf(options_, group_id_,
                     {{"auto.offset.reset", "error"}, {"enable.partition.eof", "true"}},
-                    {{"client.id", "weir"}, {"fetch.wait.max.ms", "100"}}));
+                    {{"client.id", "weir"},
+                     {"fetch.wait.max.ms", "100"},
+                     {"isolation.level", "read_uncommitted"}}));
   rd_kafka_conf_set_opaque(conf, this);
   rd_kafka_conf_set_log_cb(conf, &KafkaSource::LogCallback);
   rd_kafka_conf_set_error_cb(conf, &KafkaSource::ErrorCallback);
@@ -264,17 +273,58 @@ std::string KafkaSource::LastClientError() {
   return last_error_;
 }
 
+std::string KafkaSource::PermanentClientError() {
+  std::lock_guard<std::mutex> lock(log_mutex_);
+  return permanent_error_;
+}
+
+std::string KafkaSource::Peer() const {
+  if (!options_.namespace_host.empty()) {
+    return "Event Hubs namespace " + options_.namespace_host + " (bootstrap " +
+           options_.BootstrapServers() + ")";
+  }
+  return "the Kafka brokers " + options_.BootstrapServers();
+}
+
+int KafkaSource::FetchMetadata(rd_kafka_t* rk, const rd_kafka_metadata_t** metadata) {
+  const int64_t deadline = NowMs() + config_.request_timeout_ms;
+  while (true) {
+    const int64_t left = deadline - NowMs();
+    const int slice = static_cast<int>(std::clamp<int64_t>(left, 1, 500));
+    rd_kafka_resp_err_t err = rd_kafka_metadata(rk, 1, nullptr, metadata, slice);
+    if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      std::lock_guard<std::mutex> lock(log_mutex_);
+      permanent_error_.clear();
+      return err;
+    }
+    // The lookup client is never polled otherwise: serve its error events (the fetching client's
+    // come through the consumer queue a read serves).
+    if (rk == lookup_rk_) rd_kafka_poll(rk, 0);
+    const bool timed_out =
+        err == RD_KAFKA_RESP_ERR__TIMED_OUT || err == RD_KAFKA_RESP_ERR__TRANSPORT;
+    if (!timed_out || NowMs() >= deadline || !PermanentClientError().empty()) return err;
+  }
+}
+
+Status KafkaSource::ClientFailure(int code, const std::string& context) {
+  const auto err = static_cast<rd_kafka_resp_err_t>(code);
+  const std::string permanent = PermanentClientError();
+  if (!permanent.empty()) {
+    return options_.redactor.Scrub(Status::InvalidArgument(
+        context + " from " + Peer() + ": the connection was refused: " + permanent + ". " +
+        AuthFailureHint(options_, permanent)));
+  }
+  std::string last = LastClientError();
+  return options_.redactor.Scrub(StatusFromKafkaError(
+      err, context + " from " + Peer() +
+               (last.empty() ? "" : " (last client error: " + last + ")")));
+}
+
 Result<std::vector<std::string>> KafkaSource::ListTopics() {
   WEIR_ASSIGN_OR_RETURN(rd_kafka_t* rk, LookupClient());
   MetadataHolder holder;
-  rd_kafka_resp_err_t err = rd_kafka_metadata(rk, 1, nullptr, &holder.md,
-                                              config_.request_timeout_ms);
-  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    std::string last = LastClientError();
-    return options_.redactor.Scrub(StatusFromKafkaError(
-        err, "cannot fetch metadata from " + options_.BootstrapServers() +
-                 (last.empty() ? "" : " (last client error: " + last + ")")));
-  }
+  int err = FetchMetadata(rk, &holder.md);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return ClientFailure(err, "cannot fetch metadata");
   std::vector<std::string> topics;
   for (int i = 0; i < holder.md->topic_cnt; ++i) {
     std::string name = holder.md->topics[i].topic;
@@ -289,14 +339,8 @@ Result<std::vector<std::string>> KafkaSource::ListTopics() {
 Result<std::set<TopicPartition>> KafkaSource::ListPartitions() {
   WEIR_ASSIGN_OR_RETURN(rd_kafka_t* rk, LookupClient());
   MetadataHolder holder;
-  rd_kafka_resp_err_t err = rd_kafka_metadata(rk, 1, nullptr, &holder.md,
-                                              config_.request_timeout_ms);
-  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    std::string last = LastClientError();
-    return options_.redactor.Scrub(StatusFromKafkaError(
-        err, "cannot fetch metadata from " + options_.BootstrapServers() +
-                 (last.empty() ? "" : " (last client error: " + last + ")")));
-  }
+  int err = FetchMetadata(rk, &holder.md);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return ClientFailure(err, "cannot fetch metadata");
   std::map<std::string, const rd_kafka_metadata_topic_t*> by_name;
   for (int i = 0; i < holder.md->topic_cnt; ++i) {
     const rd_kafka_metadata_topic_t& t = holder.md->topics[i];
@@ -393,12 +437,9 @@ Result<PartitionOffsets> KafkaSource::QueryOffsets(const PartitionTimestamps& qu
     rd_kafka_resp_err_t err =
         rd_kafka_offsets_for_times(rk, list.list, config_.request_timeout_ms);
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      std::string last_client = LastClientError();
-      last = StatusFromKafkaError(err, std::string("cannot list ") + what + " offsets on " +
-                                           options_.BootstrapServers() +
-                                           (last_client.empty() ? "" : " (last client error: " +
-                                                                          last_client + ")"));
-      if (!IsRetriableOffsetLookupError(err)) break;
+      rd_kafka_poll(rk, 0);  // the lookup client's error events, for ClientFailure
+      last = ClientFailure(err, std::string("cannot list ") + what + " offsets");
+      if (!IsRetriableOffsetLookupError(err) || !last.IsUnavailable()) break;
       continue;
     }
     PartitionOffsets out;
@@ -674,6 +715,12 @@ Status RangeReader::HandleGap(PartitionState* state, int64_t offset, bool* take_
   int64_t gap_end = std::min(offset, state->until);
   if (low <= state->next) {
     stats_.invisible_offsets += gap_end - state->next;
+    auto& ranges = stats_.invisible_ranges;
+    if (!ranges.empty() && ranges.back().tp == state->tp && ranges.back().until == state->next) {
+      ranges.back().until = gap_end;
+    } else if (gap_end > state->next && ranges.size() < ReadStats::kMaxInvisibleRanges) {
+      ranges.push_back(OffsetRange{state->tp, state->next, gap_end});
+    }
     state->next = gap_end;
     state->slot->handed = gap_end;
     if (state->next >= state->until) MarkDone(state);
@@ -927,6 +974,12 @@ Result<RecordBatch> RangeReader::Next(size_t max_records) {
         }
       }
       WakeFetchers(/*starved=*/true);
+      if (!source_->PermanentClientError().empty()) {
+        // Refused credentials or an untrusted certificate: waiting cannot help.
+        return source_->ClientFailure(RD_KAFKA_RESP_ERR__AUTHENTICATION,
+                                      "cannot read topic-partition " + stuck->tp.ToString() +
+                                          " at offset " + std::to_string(stuck->next));
+      }
       const int64_t silent_ms = source_->NowMs() - last_progress_ms_;
       if (!restarted_fetch_ && silent_ms > poll_timeout_ms / 4) {
         // Spark retries a task whose poll timed out, with a fresh fetch. Once per read, a quarter

@@ -32,6 +32,7 @@ typedef struct rd_kafka_message_s rd_kafka_message_t;
 typedef struct rd_kafka_headers_s rd_kafka_headers_t;
 typedef struct rd_kafka_queue_s rd_kafka_queue_t;
 typedef struct rd_kafka_topic_s rd_kafka_topic_t;
+typedef struct rd_kafka_metadata rd_kafka_metadata_t;
 
 namespace weir::kafka {
 
@@ -92,6 +93,10 @@ struct ReadStats {
   int64_t records = 0;
   int64_t payload_bytes = 0;
   int64_t invisible_offsets = 0;  // offsets with no visible record (compaction, txn markers)
+  // Where they were: adjacent ranges merged, in the order met; at most kMaxInvisibleRanges (the
+  // count above stays exact). `weir validate` can tell such offsets from lost ones with it.
+  std::vector<OffsetRange> invisible_ranges;
+  static constexpr size_t kMaxInvisibleRanges = 10000;
   int64_t skipped_offsets = 0;    // offsets lost to retention, skipped (failOnDataLoss=false)
   int64_t out_of_range_resets = 0;
   int64_t empty_polls = 0;
@@ -217,6 +222,10 @@ class KafkaSource : public OffsetLookup {
   std::vector<std::string> TakeClientLog();
   // The most recent client-level error (e.g. authentication, all brokers down), scrubbed.
   std::string LastClientError();
+  // A failure no retry can fix, seen since the last successful metadata request: the broker
+  // refused the credentials, the TLS handshake failed (untrusted certificate), or the token
+  // endpoint refused the Entra ID credentials. Scrubbed; "" when there is none.
+  std::string PermanentClientError();
 
   // Tests only: the librdkafka consumer, to break its state behind the source's back.
   rd_kafka_t* handle_for_testing() const { return rk_; }
@@ -232,6 +241,15 @@ class KafkaSource : public OffsetLookup {
   // The client of metadata and offset lookups, created on first use.
   Result<rd_kafka_t*> LookupClient();
   Result<PartitionOffsets> QueryOffsets(const PartitionTimestamps& query, const char* what);
+  // rd_kafka_metadata (all topics) in slices of at most 500 ms, serving the lookup client's
+  // error events in between, so that a permanent failure ends the wait at once.
+  int FetchMetadata(rd_kafka_t* rk, const rd_kafka_metadata_t** metadata);
+  // The Status of a failed client request `err` (an rd_kafka_resp_err_t): InvalidArgument naming
+  // the namespace (or brokers) and what to check when a permanent failure was seen, else
+  // StatusFromKafkaError with the last client error appended. Scrubbed.
+  Status ClientFailure(int err, const std::string& context);
+  // "Event Hubs namespace ns.servicebus.windows.net (bootstrap h:9093)" or "the Kafka brokers h:1".
+  std::string Peer() const;
   static void LogCallback(const rd_kafka_t* rk, int level, const char* facility, const char* buf);
   static void ErrorCallback(rd_kafka_t* rk, int err, const char* reason, void* opaque);
   static void TokenRefreshCallback(rd_kafka_t* rk, const char* config, void* opaque);
@@ -266,6 +284,7 @@ class KafkaSource : public OffsetLookup {
   std::mutex log_mutex_;
   std::deque<std::string> log_;  // GUARDED_BY(log_mutex_)
   std::string last_error_;       // GUARDED_BY(log_mutex_)
+  std::string permanent_error_;  // GUARDED_BY(log_mutex_); see PermanentClientError()
 };
 
 }  // namespace weir::kafka

@@ -96,9 +96,10 @@ std::string AddressText(const addrinfo* ai) {
 std::string MetadataHint(const KafkaSourceOptions& options, const std::string& evidence) {
   const std::string protocol = options.ClientConfig("security.protocol").value_or("plaintext");
   if (Contains(evidence, "token endpoint")) {
-    return "no Entra ID token: the token endpoint (login.microsoftonline.com) is unreachable or "
-           "refused the credentials; check outbound HTTPS, eventhubs.tenantId, clientId and "
-           "clientSecret";
+    return "no Entra ID token: the token endpoint (login.microsoftonline.com, or the managed "
+           "identity endpoint) is unreachable or refused the credentials; check outbound HTTPS, "
+           "eventhubs.credential and its settings (tenantId, clientId, clientSecret, the "
+           "federated token file, or the identity assigned to this machine)";
   }
   if (Contains(evidence, "ssl_handshake") || Contains(evidence, "ssl handshake") ||
       Contains(evidence, "certificate")) {
@@ -109,8 +110,9 @@ std::string MetadataHint(const KafkaSourceOptions& options, const std::string& e
   if (Contains(evidence, "authentication") || Contains(evidence, "authenticate")) {
     if (options.oauth) {
       return "authentication failed: the Entra ID token was refused or could not be obtained. "
-             "Check eventhubs.tenantId / clientId / clientSecret and that the application has "
-             "the 'Azure Event Hubs Data Receiver' role on the namespace or event hub";
+             "Check eventhubs.credential and its settings (tenantId / clientId / clientSecret, "
+             "the managed or workload identity) and that the identity has the 'Azure Event Hubs "
+             "Data Receiver' role on the namespace or event hub";
     }
     return "authentication failed: check the connection string or SAS key (the shared access "
            "policy needs Listen), that the SASL username is $ConnectionString for Event Hubs, and "

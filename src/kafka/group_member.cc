@@ -39,9 +39,7 @@ Result<std::unique_ptr<GroupMember>> GroupMember::Open(
 
 Status GroupMember::Init(const KafkaSourceOptions& options) {
   if (options.oauth) {
-    WEIR_ASSIGN_OR_RETURN(auto poster, MakeCurlHttpsPoster());
-    token_source_ = std::make_shared<ClientCredentialsTokenSource>(*options.oauth, options.redactor,
-                                                                   std::move(poster));
+    WEIR_ASSIGN_OR_RETURN(token_source_, MakeTokenSource(*options.oauth, options.redactor));
   }
   // Assigned partitions are paused, so nothing is fetched; if a fetch slips in before the pause
   // it starts at the end and is small. The eager round-robin assignor, not cooperative-sticky:

@@ -97,9 +97,7 @@ Result<std::unique_ptr<GroupOffsetCommitter>> GroupOffsetCommitter::Open(
 
 Status GroupOffsetCommitter::Init(const KafkaSourceOptions& options) {
   if (options.oauth && !config_.token_source) {
-    WEIR_ASSIGN_OR_RETURN(auto poster, MakeCurlHttpsPoster());
-    config_.token_source = std::make_shared<ClientCredentialsTokenSource>(
-        *options.oauth, options.redactor, std::move(poster));
+    WEIR_ASSIGN_OR_RETURN(config_.token_source, MakeTokenSource(*options.oauth, options.redactor));
   }
   // The source's connection settings (bootstrap, TLS, SASL) and the group: explicit commits
   // only, never a subscription.

@@ -1,15 +1,25 @@
-// OAUTHBEARER tokens for Kafka (Entra ID for Event Hubs). Debian's librdkafka 2.0.2 is built
-// without its OIDC client, so weir runs the OAuth 2.0 client-credentials grant itself and hands
-// the token to librdkafka from the token-refresh callback.
-// ClientCredentialsTokenSource is thread-safe (librdkafka calls it from its own thread).
+// OAUTHBEARER tokens for Kafka: Entra ID access tokens for an Event Hubs namespace, obtained
+// the ways an Azure workload authenticates (OAuthClientCredentials::kind):
+//   - kClientSecret: a service principal's client-credentials grant at
+//     <authority>/<tenant>/oauth2/v2.0/token;
+//   - kWorkloadIdentity (AKS): the same grant with the federated token file as a
+//     client_assertion, the file read again for every token (the kubelet rotates it);
+//   - kManagedIdentity: the machine's identity endpoint, IMDS (system- or user-assigned) or App
+//     Service's IDENTITY_ENDPOINT.
+// Debian's librdkafka 2.0.2 has no OIDC client, so weir makes these requests itself (libcurl,
+// loaded at run time) and hands the token to librdkafka from its token-refresh callback.
+// Token sources are thread-safe: librdkafka calls them from its own threads, several clients
+// share one, and a token is reused while more than half of its lifetime is left.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "base/result.h"
 #include "kafka/options.h"
@@ -30,44 +40,83 @@ class OAuthTokenSource {
   virtual Result<OAuthToken> Token() = 0;
 };
 
-// An HTTPS POST of a form body; returns (HTTP status, response body).
-class HttpsPoster {
+// One HTTP(S) request to a token endpoint and its answer.
+struct TokenHttpRequest {
+  std::string method;  // "GET" or "POST"
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;  // POST: application/x-www-form-urlencoded
+};
+struct TokenHttpResponse {
+  int status = 0;
+  std::string body;
+};
+
+class TokenHttpClient {
  public:
-  virtual ~HttpsPoster() = default;
-  virtual Result<std::pair<int, std::string>> PostForm(const std::string& url,
-                                                       const std::string& body) = 0;
+  virtual ~TokenHttpClient() = default;
+  // Unavailable when no response arrived (DNS, connect, TLS, timeout); never echoes the body.
+  virtual Result<TokenHttpResponse> Send(const TokenHttpRequest& request) = 0;
 };
 
 // libcurl's easy API, loaded at run time (libcurl.so.4); Unavailable when libcurl is missing.
 // TLS verification stays on (libcurl's defaults).
-Result<std::unique_ptr<HttpsPoster>> MakeCurlHttpsPoster(int timeout_ms = 30000);
+Result<std::unique_ptr<TokenHttpClient>> MakeCurlTokenHttpClient(int timeout_ms = 30000);
 
-// application/x-www-form-urlencoded body of a client-credentials token request.
-std::string ClientCredentialsRequestBody(const OAuthClientCredentials& credentials);
+// application/x-www-form-urlencoded body of a client-credentials token request: the client
+// secret, or (`federated_token` not empty) the federated token as a JWT-bearer client assertion.
+std::string ClientCredentialsRequestBody(const OAuthClientCredentials& credentials,
+                                         std::string_view federated_token = {});
 
-// Parses a token endpoint response ({"access_token":..,"expires_in":..}). Error responses
-// become InvalidArgument (4xx: the credentials are wrong) or Unavailable (5xx), with the
-// server's error_description; `redactor` scrubs secrets from anything echoed.
+// The request that gets a token for `credentials`. REQUIRES: for kWorkloadIdentity,
+// `federated_token` is the content of credentials.federated_token_file.
+TokenHttpRequest BuildTokenRequest(const OAuthClientCredentials& credentials,
+                                   std::string_view federated_token = {});
+
+// Parses a token endpoint's answer ({"access_token":..,"expires_in":..} from Entra ID and IMDS,
+// "expires_on" from App Service). Errors name the credential (credentials.Describe()) and the
+// service's error code and description, scrubbed by `redactor`: Unavailable for what a retry may
+// fix (429, 5xx; for managed identity also 404 and 410, which IMDS answers while it updates),
+// InvalidArgument for refused credentials.
 Result<OAuthToken> ParseTokenResponse(int http_status, std::string_view body, int64_t now_ms,
-                                      const std::string& principal, const Redactor& redactor);
+                                      const OAuthClientCredentials& credentials,
+                                      const Redactor& redactor);
 
-class ClientCredentialsTokenSource : public OAuthTokenSource {
+// Fetches and caches tokens for `credentials`. A fetch that fails with Unavailable is tried
+// twice more (after 0.5 s and 1 s) before the failure is returned.
+class EntraTokenSource : public OAuthTokenSource {
  public:
-  ClientCredentialsTokenSource(OAuthClientCredentials credentials, Redactor redactor,
-                               std::unique_ptr<HttpsPoster> poster);
+  // `now_ms` (wall clock, ms) and `read_file` (the federated token file) are replaceable in
+  // tests; `client` must not be null.
+  EntraTokenSource(OAuthClientCredentials credentials, Redactor redactor,
+                   std::unique_ptr<TokenHttpClient> client,
+                   std::function<int64_t()> now_ms = nullptr,
+                   std::function<Result<std::string>(const std::string&)> read_file = nullptr);
   Result<OAuthToken> Token() override;
 
  private:
-  std::mutex mutex_;
+  Result<OAuthToken> Fetch();
+
   const OAuthClientCredentials credentials_;
   const Redactor redactor_;
-  std::unique_ptr<HttpsPoster> poster_;  // GUARDED_BY(mutex_)
+  const std::function<int64_t()> now_ms_;
+  const std::function<Result<std::string>(const std::string&)> read_file_;
+  std::mutex mutex_;
+  std::unique_ptr<TokenHttpClient> client_;  // GUARDED_BY(mutex_)
+  OAuthToken cached_;                        // GUARDED_BY(mutex_)
+  int64_t cached_at_ms_ = 0;                 // GUARDED_BY(mutex_)
 };
+
+// The token source for options.oauth over libcurl.
+Result<std::shared_ptr<OAuthTokenSource>> MakeTokenSource(const OAuthClientCredentials& credentials,
+                                                          const Redactor& redactor,
+                                                          int timeout_ms = 30000);
 
 // Serves librdkafka's OAUTHBEARER token-refresh callback for client `rk`: a token from `source`,
 // or the failure reported to librdkafka. Returns the failure's text scrubbed by `redactor` ("" on
-// success) for the client's own error reporting.
+// success) for the client's own error reporting; `*permanent` (if given) tells whether a retry
+// cannot help (the credentials were refused).
 std::string RefreshOAuthBearerToken(rd_kafka_t* rk, OAuthTokenSource& source,
-                                    const Redactor& redactor);
+                                    const Redactor& redactor, bool* permanent = nullptr);
 
 }  // namespace weir::kafka

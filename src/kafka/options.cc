@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdlib>
+#include <initializer_list>
 #include <random>
 #include <set>
 
@@ -43,7 +45,9 @@ const std::vector<std::string>& KnownOptionNames() {
       "includeHeaders", "groupIdPrefix", "kafkaConsumer.pollTimeoutMs", "fetchOffset.numRetries",
       "fetchOffset.retryIntervalMs", "bootstrapServers", "eventhubs.connectionString",
       "eventhubs.tenantId", "eventhubs.clientId", "eventhubs.clientSecret",
-      "eventhubs.namespace", "weir.commitOffsetsToGroup"};
+      "eventhubs.credential", "eventhubs.managedIdentityObjectId",
+      "eventhubs.managedIdentityResourceId", "eventhubs.federatedTokenFile",
+      "eventhubs.authorityHost", "eventhubs.namespace", "weir.commitOffsetsToGroup"};
   return names;
 }
 
@@ -283,6 +287,162 @@ std::string PartitionListForMessage(const std::set<TopicPartition>& s) {
   return FormatPartitionSet(s);
 }
 
+std::optional<std::string> GetEnvironment(const std::string& name) {
+  const char* value = std::getenv(name.c_str());
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  return std::string(value);
+}
+
+bool IsLoopbackHost(std::string_view host) {
+  return host == "localhost" || host == "[::1]" || host == "::1" || StartsWith(host, "127.");
+}
+
+// "https://login.microsoftonline.com/" or "login.microsoftonline.us" -> "https://host"; http:// is
+// accepted for loopback hosts only (tests, local proxies): the request carries a secret.
+Result<std::string> NormalizeAuthorityHost(std::string_view text, const std::string& source) {
+  std::string host = Trim(text);
+  while (!host.empty() && host.back() == '/') host.pop_back();
+  if (host.find("://") == std::string::npos) host = "https://" + host;
+  std::string scheme = Lower(host.substr(0, host.find("://")));
+  std::string rest = host.substr(host.find("://") + 3);
+  std::string name = Lower(rest.substr(0, rest.find_first_of(":/")));
+  if (rest.find('/') != std::string::npos || name.empty()) {
+    return Status::InvalidArgument(source + " must be an authority host such as "
+                                   "https://login.microsoftonline.com, got '" + std::string(text) +
+                                   "'");
+  }
+  if (scheme != "https" && !(scheme == "http" && IsLoopbackHost(name))) {
+    return Status::InvalidArgument(source + " must use https:// (http:// only to a loopback "
+                                   "address), got '" + std::string(text) + "'");
+  }
+  return host;
+}
+
+// eventhubs.credential and its companions -> how tokens are fetched (see options.h).
+Result<OAuthClientCredentials> ParseEntraCredentials(const std::map<std::string, std::string>& params,
+                                                     const std::string& ns_host,
+                                                     const EnvironmentLookup& env) {
+  auto param = [&](const char* name) -> std::optional<std::string> {
+    auto it = params.find(name);
+    if (it == params.end() || Trim(it->second).empty()) return std::nullopt;
+    return Trim(it->second);
+  };
+  auto reject = [&](std::initializer_list<const char*> names,
+                    const std::string& why) -> Status {
+    for (const char* name : names) {
+      if (params.count(name)) {
+        static const std::map<std::string, std::string> spelled = {
+            {"eventhubs.tenantid", "eventhubs.tenantId"},
+            {"eventhubs.clientsecret", "eventhubs.clientSecret"},
+            {"eventhubs.federatedtokenfile", "eventhubs.federatedTokenFile"},
+            {"eventhubs.authorityhost", "eventhubs.authorityHost"},
+            {"eventhubs.managedidentityobjectid", "eventhubs.managedIdentityObjectId"},
+            {"eventhubs.managedidentityresourceid", "eventhubs.managedIdentityResourceId"}};
+        return Status::InvalidArgument("option " + spelled.at(name) + " " + why);
+      }
+    }
+    return Status::OK();
+  };
+  OAuthClientCredentials c;
+  std::string kind;
+  if (auto k = param("eventhubs.credential")) {
+    kind = Lower(*k);
+    if (kind != "clientsecret" && kind != "managedidentity" && kind != "workloadidentity") {
+      return Status::InvalidArgument(
+          "option eventhubs.credential must be clientSecret, managedIdentity or "
+          "workloadIdentity, got '" + *k + "'");
+    }
+  } else if (param("eventhubs.clientsecret")) {
+    kind = "clientsecret";
+  } else if (param("eventhubs.managedidentityobjectid") ||
+             param("eventhubs.managedidentityresourceid")) {
+    kind = "managedidentity";
+  } else if (param("eventhubs.federatedtokenfile")) {
+    kind = "workloadidentity";
+  } else {
+    return Status::InvalidArgument(
+        "Entra ID authentication needs eventhubs.tenantId, eventhubs.clientId and "
+        "eventhubs.clientSecret (a service principal), or eventhubs.credential=managedIdentity "
+        "(the machine's managed identity) or workloadIdentity (AKS workload identity)");
+  }
+  c.scope = "https://" + ns_host + "/.default";
+  std::string authority = "https://login.microsoftonline.com";
+  if (auto a = param("eventhubs.authorityhost")) {
+    WEIR_ASSIGN_OR_RETURN(authority, NormalizeAuthorityHost(*a, "eventhubs.authorityHost"));
+  } else if (auto e = env("AZURE_AUTHORITY_HOST")) {
+    WEIR_ASSIGN_OR_RETURN(authority, NormalizeAuthorityHost(*e, "AZURE_AUTHORITY_HOST"));
+  }
+  if (kind == "clientsecret") {
+    WEIR_RETURN_NOT_OK(reject({"eventhubs.federatedtokenfile", "eventhubs.managedidentityobjectid",
+                               "eventhubs.managedidentityresourceid"},
+                              "does not apply to eventhubs.credential=clientSecret"));
+    c.kind = OAuthCredentialKind::kClientSecret;
+    c.tenant_id = param("eventhubs.tenantid").value_or("");
+    c.client_id = param("eventhubs.clientid").value_or("");
+    c.client_secret = param("eventhubs.clientsecret").value_or("");
+    if (c.tenant_id.empty() || c.client_id.empty() || c.client_secret.empty()) {
+      return Status::InvalidArgument(
+          "Entra ID authentication with a client secret needs all of eventhubs.tenantId, "
+          "eventhubs.clientId and eventhubs.clientSecret (or set eventhubs.credential to "
+          "managedIdentity or workloadIdentity)");
+    }
+    c.token_endpoint_url = authority + "/" + c.tenant_id + "/oauth2/v2.0/token";
+    return c;
+  }
+  if (kind == "workloadidentity") {
+    WEIR_RETURN_NOT_OK(reject({"eventhubs.clientsecret", "eventhubs.managedidentityobjectid",
+                               "eventhubs.managedidentityresourceid"},
+                              "does not apply to eventhubs.credential=workloadIdentity"));
+    c.kind = OAuthCredentialKind::kWorkloadIdentity;
+    c.tenant_id = param("eventhubs.tenantid").value_or(env("AZURE_TENANT_ID").value_or(""));
+    c.client_id = param("eventhubs.clientid").value_or(env("AZURE_CLIENT_ID").value_or(""));
+    c.federated_token_file =
+        param("eventhubs.federatedtokenfile").value_or(env("AZURE_FEDERATED_TOKEN_FILE").value_or(""));
+    std::vector<std::string> missing;
+    if (c.tenant_id.empty()) missing.push_back("eventhubs.tenantId or AZURE_TENANT_ID");
+    if (c.client_id.empty()) missing.push_back("eventhubs.clientId or AZURE_CLIENT_ID");
+    if (c.federated_token_file.empty()) {
+      missing.push_back("eventhubs.federatedTokenFile or AZURE_FEDERATED_TOKEN_FILE");
+    }
+    if (!missing.empty()) {
+      std::string list;
+      for (const auto& m : missing) list += (list.empty() ? "" : "; ") + m;
+      return Status::InvalidArgument(
+          "eventhubs.credential=workloadIdentity needs " + list +
+          " (AKS sets the variables in pods labelled azure.workload.identity/use=true whose "
+          "service account names the application)");
+    }
+    c.token_endpoint_url = authority + "/" + c.tenant_id + "/oauth2/v2.0/token";
+    return c;
+  }
+  WEIR_RETURN_NOT_OK(reject({"eventhubs.tenantid", "eventhubs.clientsecret",
+                             "eventhubs.federatedtokenfile", "eventhubs.authorityhost"},
+                            "does not apply to eventhubs.credential=managedIdentity (tokens come "
+                            "from the machine's identity endpoint)"));
+  c.kind = OAuthCredentialKind::kManagedIdentity;
+  c.client_id = param("eventhubs.clientid").value_or("");
+  c.managed_identity_object_id = param("eventhubs.managedidentityobjectid").value_or("");
+  c.managed_identity_resource_id = param("eventhubs.managedidentityresourceid").value_or("");
+  int selectors = !c.client_id.empty() + !c.managed_identity_object_id.empty() +
+                  !c.managed_identity_resource_id.empty();
+  if (selectors > 1) {
+    return Status::InvalidArgument(
+        "a user-assigned managed identity is chosen by one of eventhubs.clientId, "
+        "eventhubs.managedIdentityObjectId or eventhubs.managedIdentityResourceId, not several");
+  }
+  auto identity_endpoint = env("IDENTITY_ENDPOINT");
+  auto identity_header = env("IDENTITY_HEADER");
+  if (identity_endpoint && identity_header) {  // App Service / Functions / Container Apps
+    c.managed_identity_endpoint = *identity_endpoint;
+    c.identity_header = *identity_header;
+  } else {
+    std::string host = env("AZURE_POD_IDENTITY_AUTHORITY_HOST").value_or("http://169.254.169.254");
+    while (!host.empty() && host.back() == '/') host.pop_back();
+    c.managed_identity_endpoint = host + "/metadata/identity/oauth2/token";
+  }
+  return c;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -343,6 +503,36 @@ std::string Subscription::ToString() const {
       return out + "]";
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// OAuthClientCredentials
+
+std::string OAuthClientCredentials::Resource() const {
+  constexpr std::string_view kDefault = "/.default";
+  return EndsWith(scope, kDefault) ? scope.substr(0, scope.size() - kDefault.size()) : scope;
+}
+
+std::string OAuthClientCredentials::Describe() const {
+  switch (kind) {
+    case OAuthCredentialKind::kClientSecret:
+      return "Entra ID application " + client_id +
+             (tenant_id.empty() ? "" : " in tenant " + tenant_id) + " (client secret)";
+    case OAuthCredentialKind::kWorkloadIdentity:
+      return "Entra ID application " + client_id + " in tenant " + tenant_id +
+             " (workload identity, federated token file " + federated_token_file + ")";
+    case OAuthCredentialKind::kManagedIdentity: {
+      std::string which = !client_id.empty() ? "user-assigned, client id " + client_id
+                          : !managed_identity_object_id.empty()
+                              ? "user-assigned, object id " + managed_identity_object_id
+                          : !managed_identity_resource_id.empty()
+                              ? "user-assigned, resource id " + managed_identity_resource_id
+                              : "system-assigned";
+      return "the managed identity (" + which + ") from " +
+             (identity_header.empty() ? "IMDS " : "IDENTITY_ENDPOINT ") + managed_identity_endpoint;
+    }
+  }
+  return "Entra ID credentials";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -468,7 +658,9 @@ std::string KafkaSourceOptions::MakeGroupId() const {
 }
 
 Result<KafkaSourceOptions> KafkaSourceOptions::Parse(
-    const std::map<std::string, std::string>& options, QueryKind kind) {
+    const std::map<std::string, std::string>& options, QueryKind kind,
+    const EnvironmentLookup& environment) {
+  const EnvironmentLookup env = environment ? environment : EnvironmentLookup(GetEnvironment);
   KafkaSourceOptions out;
   out.kind = kind;
 
@@ -808,47 +1000,46 @@ Result<KafkaSourceOptions> KafkaSourceOptions::Parse(
 
   bool user_sasl = kafka_params.count("sasl.jaas.config") || kafka_params.count("sasl.username") ||
                    kafka_params.count("sasl.password");
-  bool entra_any = params.count("eventhubs.tenantid") || params.count("eventhubs.clientid") ||
-                   params.count("eventhubs.clientsecret");
+  bool entra_any = false;
+  for (const char* o : {"eventhubs.tenantid", "eventhubs.clientid", "eventhubs.clientsecret",
+                        "eventhubs.credential", "eventhubs.managedidentityobjectid",
+                        "eventhubs.managedidentityresourceid", "eventhubs.federatedtokenfile",
+                        "eventhubs.authorityhost"}) {
+    if (params.count(o)) entra_any = true;
+  }
   if (connection && (user_sasl || entra_any)) {
     return Status::InvalidArgument(
         "eventhubs.connectionString sets the SASL credentials itself; do not also set "
-        "kafka.sasl.jaas.config, kafka.sasl.username/password or eventhubs.tenantId/clientId/"
-        "clientSecret");
+        "kafka.sasl.jaas.config, kafka.sasl.username/password or the Entra ID options "
+        "(eventhubs.credential, tenantId, clientId, clientSecret, ...)");
   }
   if (entra_any && user_sasl) {
     return Status::InvalidArgument(
-        "eventhubs.tenantId/clientId/clientSecret set the SASL credentials themselves; do not "
-        "also set kafka.sasl.jaas.config or kafka.sasl.username/password");
+        "the Entra ID options (eventhubs.credential, tenantId, clientId, clientSecret, ...) set "
+        "the SASL credentials themselves; do not also set kafka.sasl.jaas.config or "
+        "kafka.sasl.username/password");
   }
   if (connection) {
     config.Set("security.protocol", "SASL_SSL");
     config.Set("sasl.mechanism", "PLAIN");
     config.Set("sasl.username", "$ConnectionString");
     config.Set("sasl.password", Trim(params["eventhubs.connectionstring"]));
+    out.namespace_host = connection->endpoint_host;
+  }
+  if (auto it = params.find("eventhubs.namespace"); it != params.end()) {
+    out.namespace_host = Lower(Trim(it->second));
+    if (out.namespace_host.find('.') == std::string::npos) {
+      out.namespace_host += std::string(kServiceBusSuffix);
+    }
+  } else if (out.namespace_host.empty() && out.event_hubs) {
+    out.namespace_host = HostOfFirstServer(bootstrap);
   }
   if (entra_any) {
-    std::string tenant = Trim(params["eventhubs.tenantid"]);
-    std::string client_id = Trim(params["eventhubs.clientid"]);
-    std::string client_secret = Trim(params["eventhubs.clientsecret"]);
-    if (tenant.empty() || client_id.empty() || client_secret.empty()) {
-      return Status::InvalidArgument(
-          "Entra ID authentication needs all of eventhubs.tenantId, eventhubs.clientId and "
-          "eventhubs.clientSecret");
-    }
-    std::string ns_host;
-    if (auto it = params.find("eventhubs.namespace"); it != params.end()) {
-      ns_host = Lower(Trim(it->second));
-      if (ns_host.find('.') == std::string::npos) ns_host += std::string(kServiceBusSuffix);
-    } else {
-      ns_host = HostOfFirstServer(bootstrap);
-    }
-    OAuthClientCredentials oauth;
-    oauth.token_endpoint_url = "https://login.microsoftonline.com/" + tenant + "/oauth2/v2.0/token";
-    oauth.client_id = client_id;
-    oauth.client_secret = client_secret;
-    oauth.scope = "https://" + ns_host + "/.default";
-    out.redactor.AddSecret(client_secret);
+    std::string ns_host =
+        out.namespace_host.empty() ? HostOfFirstServer(bootstrap) : out.namespace_host;
+    WEIR_ASSIGN_OR_RETURN(OAuthClientCredentials oauth, ParseEntraCredentials(params, ns_host, env));
+    out.redactor.AddSecret(oauth.client_secret);
+    out.redactor.AddSecret(oauth.identity_header);
     out.oauth = std::move(oauth);
     config.Set("security.protocol", "SASL_SSL");
     config.Set("sasl.mechanism", "OAUTHBEARER");

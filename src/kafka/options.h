@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -66,21 +67,52 @@ struct OffsetSpec {
 // startingOffsetsByTimestampStrategy: what to do when no offset has a timestamp >= the one asked.
 enum class NoMatchStrategy { kError, kLatest };
 
-// OAuth 2.0 client-credentials settings (Entra ID service principal, or a JAAS
-// OAuthBearerLoginModule with clientId/clientSecret). librdkafka 2.0.2 from Debian has no OIDC
-// support built in, so weir fetches the tokens itself (kafka/oauth.h).
-struct OAuthClientCredentials {
-  std::string token_endpoint_url;  // https://login.microsoftonline.com/<tenant>/oauth2/v2.0/token
-  std::string client_id;
-  std::string client_secret;  // secret
-  std::string scope;          // https://<namespace>.servicebus.windows.net/.default
+// How weir gets Entra ID tokens for OAUTHBEARER (kafka/oauth.h). librdkafka 2.0.2 from Debian
+// has no OIDC support built in, so weir fetches the tokens itself.
+enum class OAuthCredentialKind {
+  kClientSecret,      // a service principal (eventhubs.clientSecret, or a JAAS
+                      // OAuthBearerLoginModule with clientId/clientSecret)
+  kWorkloadIdentity,  // AKS workload identity: a federated token file as the client assertion
+  kManagedIdentity,   // the machine's managed identity (IMDS, or App Service's endpoint)
 };
+
+struct OAuthClientCredentials {
+  OAuthCredentialKind kind = OAuthCredentialKind::kClientSecret;
+  // kClientSecret, kWorkloadIdentity: https://login.microsoftonline.com/<tenant>/oauth2/v2.0/token
+  std::string token_endpoint_url;
+  // The application (client) id; kManagedIdentity: a user-assigned identity's client id, or empty.
+  std::string client_id;
+  std::string client_secret;  // secret; kClientSecret only
+  std::string scope;          // https://<namespace>.servicebus.windows.net/.default
+  std::string tenant_id;      // for messages
+  std::string federated_token_file;  // kWorkloadIdentity: read again for every token
+  // kManagedIdentity: a user-assigned identity by object (principal) id or ARM resource id.
+  std::string managed_identity_object_id;
+  std::string managed_identity_resource_id;
+  // kManagedIdentity: IMDS' token URL (http://169.254.169.254/metadata/identity/oauth2/token), or
+  // App Service's IDENTITY_ENDPOINT when identity_header is set.
+  std::string managed_identity_endpoint;
+  std::string identity_header;  // secret; App Service's IDENTITY_HEADER
+
+  // The resource the token is for: the scope without "/.default".
+  std::string Resource() const;
+  // For messages, secret-free: "Entra ID application app-1 in tenant t (client secret)",
+  // "the managed identity (user-assigned, client id ...)", ...
+  std::string Describe() const;
+};
+
+// Looks up an environment variable (nullopt: unset or empty). Replaceable in tests.
+using EnvironmentLookup = std::function<std::optional<std::string>(const std::string&)>;
 
 struct KafkaSourceOptions {
   // Parses and validates. Errors are InvalidArgument with Spark's text where Spark has one
   // (NotImplemented for Databricks-only options), never containing a secret value.
+  // The Entra ID credentials also read the Azure SDKs' environment variables (AZURE_CLIENT_ID,
+  // AZURE_TENANT_ID, AZURE_FEDERATED_TOKEN_FILE, AZURE_AUTHORITY_HOST, IDENTITY_ENDPOINT,
+  // IDENTITY_HEADER, AZURE_POD_IDENTITY_AUTHORITY_HOST) through `environment` (default: getenv).
   static Result<KafkaSourceOptions> Parse(const std::map<std::string, std::string>& options,
-                                          QueryKind kind = QueryKind::kStreaming);
+                                          QueryKind kind = QueryKind::kStreaming,
+                                          const EnvironmentLookup& environment = nullptr);
 
   QueryKind kind = QueryKind::kStreaming;
   Subscription subscription;
@@ -99,8 +131,11 @@ struct KafkaSourceOptions {
   int64_t poll_timeout_ms = 120000;     // kafkaConsumer.pollTimeoutMs (spark.network.timeout)
   int32_t fetch_offset_num_retries = 3;
   int64_t fetch_offset_retry_interval_ms = 1000;
-  std::optional<OAuthClientCredentials> oauth;  // Entra ID / OAUTHBEARER client credentials
+  std::optional<OAuthClientCredentials> oauth;  // Entra ID / OAUTHBEARER credentials
   bool event_hubs = false;                      // bootstrap host is *.servicebus.windows.net
+  // The Event Hubs namespace host errors name ("ns.servicebus.windows.net"): the connection
+  // string's endpoint, eventhubs.namespace, or the bootstrap host; empty when none is known.
+  std::string namespace_host;
   // weir.commitOffsetsToGroup: after each committed batch its end offsets are also committed to
   // this consumer group (best effort, for external lag monitors; never read back).
   std::optional<std::string> commit_offsets_to_group;

@@ -372,6 +372,119 @@ TEST(OptionsTest, EntraIdClientCredentials) {
   EXPECT_EQ(o.oauth->scope, "https://ns.servicebus.windows.net/.default");
 }
 
+// An environment for the Azure SDKs' variables (tests do not touch the process's own).
+EnvironmentLookup Env(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](const std::string& name) -> std::optional<std::string> {
+    auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+Map EventHubs(Map extra) {
+  Map m{{"kafka.bootstrap.servers", "contoso-orders.servicebus.windows.net:9093"},
+        {"subscribe", "orders"}};
+  for (auto& [k, v] : extra) m[k] = v;
+  return m;
+}
+
+TEST(OptionsTest, ManagedIdentityFromImds) {
+  ASSERT_OK_AND_ASSIGN(auto o, KafkaSourceOptions::Parse(
+                                   EventHubs({{"eventhubs.credential", "managedIdentity"}}),
+                                   QueryKind::kStreaming, Env({})));
+  ASSERT_TRUE(o.oauth.has_value());
+  EXPECT_EQ(o.oauth->kind, OAuthCredentialKind::kManagedIdentity);
+  EXPECT_EQ(o.oauth->managed_identity_endpoint,
+            "http://169.254.169.254/metadata/identity/oauth2/token");
+  EXPECT_EQ(o.oauth->Resource(), "https://contoso-orders.servicebus.windows.net");
+  EXPECT_EQ(o.oauth->client_id, "");
+  EXPECT_EQ(*o.ClientConfig("sasl.mechanism"), "OAUTHBEARER");
+  EXPECT_EQ(o.namespace_host, "contoso-orders.servicebus.windows.net");
+  // A user-assigned identity (Azure Functions' style: clientId with credential=managedidentity);
+  // the IMDS host moved (the Azure SDKs' AZURE_POD_IDENTITY_AUTHORITY_HOST).
+  ASSERT_OK_AND_ASSIGN(o, KafkaSourceOptions::Parse(
+                              EventHubs({{"eventhubs.credential", "managedidentity"},
+                                         {"eventhubs.clientId", "uami-1"}}),
+                              QueryKind::kStreaming,
+                              Env({{"AZURE_POD_IDENTITY_AUTHORITY_HOST", "http://127.0.0.1:9/"}})));
+  EXPECT_EQ(o.oauth->client_id, "uami-1");
+  EXPECT_EQ(o.oauth->managed_identity_endpoint, "http://127.0.0.1:9/metadata/identity/oauth2/token");
+  ASSERT_OK_AND_ASSIGN(o, KafkaSourceOptions::Parse(
+                              EventHubs({{"eventhubs.managedIdentityResourceId", "/subscriptions/x"}}),
+                              QueryKind::kStreaming, Env({})));
+  EXPECT_EQ(o.oauth->kind, OAuthCredentialKind::kManagedIdentity);
+  EXPECT_EQ(o.oauth->managed_identity_resource_id, "/subscriptions/x");
+  // App Service / Functions: IDENTITY_ENDPOINT and IDENTITY_HEADER (a secret).
+  ASSERT_OK_AND_ASSIGN(o, KafkaSourceOptions::Parse(
+                              EventHubs({{"eventhubs.credential", "managedIdentity"}}),
+                              QueryKind::kStreaming,
+                              Env({{"IDENTITY_ENDPOINT", "http://localhost:8081/msi/token"},
+                                   {"IDENTITY_HEADER", "header-secret-value"}})));
+  EXPECT_EQ(o.oauth->managed_identity_endpoint, "http://localhost:8081/msi/token");
+  EXPECT_EQ(o.redactor.Scrub("x header-secret-value"), "x ***");
+
+  auto st = KafkaSourceOptions::Parse(EventHubs({{"eventhubs.credential", "managedIdentity"},
+                                                 {"eventhubs.clientId", "a"},
+                                                 {"eventhubs.managedIdentityObjectId", "b"}}),
+                                      QueryKind::kStreaming, Env({}));
+  ASSERT_STATUS_CODE(kInvalidArgument, st);
+  EXPECT_NE(st.status().message().find("not several"), std::string::npos);
+  st = KafkaSourceOptions::Parse(EventHubs({{"eventhubs.credential", "managedIdentity"},
+                                            {"eventhubs.clientSecret", "s3cret-val"}}),
+                                 QueryKind::kStreaming, Env({}));
+  ASSERT_STATUS_CODE(kInvalidArgument, st);
+  EXPECT_NE(st.status().message().find("eventhubs.clientSecret does not apply"), std::string::npos);
+  EXPECT_EQ(st.status().message().find("s3cret-val"), std::string::npos);
+  st = KafkaSourceOptions::Parse(EventHubs({{"eventhubs.credential", "certificate"}}),
+                                 QueryKind::kStreaming, Env({}));
+  ASSERT_STATUS_CODE(kInvalidArgument, st);
+}
+
+TEST(OptionsTest, WorkloadIdentityFromTheAksEnvironment) {
+  auto aks = Env({{"AZURE_CLIENT_ID", "app-wi"},
+                  {"AZURE_TENANT_ID", "tenant-wi"},
+                  {"AZURE_FEDERATED_TOKEN_FILE", "/var/run/secrets/azure/tokens/azure-identity-token"},
+                  {"AZURE_AUTHORITY_HOST", "https://login.microsoftonline.com/"}});
+  ASSERT_OK_AND_ASSIGN(auto o, KafkaSourceOptions::Parse(
+                                   EventHubs({{"eventhubs.credential", "workloadIdentity"}}),
+                                   QueryKind::kStreaming, aks));
+  ASSERT_TRUE(o.oauth.has_value());
+  EXPECT_EQ(o.oauth->kind, OAuthCredentialKind::kWorkloadIdentity);
+  EXPECT_EQ(o.oauth->client_id, "app-wi");
+  EXPECT_EQ(o.oauth->token_endpoint_url,
+            "https://login.microsoftonline.com/tenant-wi/oauth2/v2.0/token");
+  EXPECT_EQ(o.oauth->federated_token_file, "/var/run/secrets/azure/tokens/azure-identity-token");
+  EXPECT_EQ(o.oauth->scope, "https://contoso-orders.servicebus.windows.net/.default");
+  // Options win over the environment; a sovereign cloud's authority host.
+  ASSERT_OK_AND_ASSIGN(o, KafkaSourceOptions::Parse(
+                              EventHubs({{"eventhubs.credential", "workloadIdentity"},
+                                         {"eventhubs.clientId", "app-2"},
+                                         {"eventhubs.authorityHost", "login.microsoftonline.us"}}),
+                              QueryKind::kStreaming, aks));
+  EXPECT_EQ(o.oauth->client_id, "app-2");
+  EXPECT_EQ(o.oauth->token_endpoint_url,
+            "https://login.microsoftonline.us/tenant-wi/oauth2/v2.0/token");
+  auto st = KafkaSourceOptions::Parse(EventHubs({{"eventhubs.credential", "workloadIdentity"}}),
+                                      QueryKind::kStreaming, Env({{"AZURE_CLIENT_ID", "a"}}));
+  ASSERT_STATUS_CODE(kInvalidArgument, st);
+  EXPECT_NE(st.status().message().find("AZURE_TENANT_ID"), std::string::npos);
+  EXPECT_NE(st.status().message().find("AZURE_FEDERATED_TOKEN_FILE"), std::string::npos);
+  // The authority host gets the request's secret: https, or http to loopback only.
+  st = KafkaSourceOptions::Parse(EventHubs({{"eventhubs.tenantId", "t"},
+                                            {"eventhubs.clientId", "c"},
+                                            {"eventhubs.clientSecret", "s3cret-val"},
+                                            {"eventhubs.authorityHost", "http://login.example.com"}}),
+                                 QueryKind::kStreaming, Env({}));
+  ASSERT_STATUS_CODE(kInvalidArgument, st);
+  ASSERT_OK_AND_ASSIGN(o, KafkaSourceOptions::Parse(
+                              EventHubs({{"eventhubs.tenantId", "t"},
+                                         {"eventhubs.clientId", "c"},
+                                         {"eventhubs.clientSecret", "s3cret-val"}}),
+                              QueryKind::kStreaming,
+                              Env({{"AZURE_AUTHORITY_HOST", "http://127.0.0.1:8080"}})));
+  EXPECT_EQ(o.oauth->token_endpoint_url, "http://127.0.0.1:8080/t/oauth2/v2.0/token");
+}
+
 TEST(OptionsTest, SecretsNeverAppearInDescriptionsOrErrors) {
   const std::string secret = "c2VjcmV0LWtleS12YWx1ZQ+abc=";
   ASSERT_OK_AND_ASSIGN(auto o, KafkaSourceOptions::Parse(

@@ -1,6 +1,49 @@
 #include "kafka/rdkafka_errors.h"
 
+#include <cctype>
+
 namespace weir::kafka {
+
+namespace {
+
+bool ContainsNoCase(std::string_view text, std::string_view word) {
+  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  for (size_t i = 0; i + word.size() <= text.size(); ++i) {
+    size_t j = 0;
+    while (j < word.size() && lower(text[i + j]) == lower(word[j])) ++j;
+    if (j == word.size()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string AuthFailureHint(const KafkaSourceOptions& options, std::string_view evidence) {
+  if (ContainsNoCase(evidence, "OAUTHBEARER token")) {
+    return "No token was sent to the broker: the identity service's answer is above";
+  }
+  // librdkafka's error name first ("_SSL: ..."); "sasl_ssl://" in a broker name is no evidence.
+  if (evidence.starts_with("_SSL") || ContainsNoCase(evidence, "SSL handshake") ||
+      ContainsNoCase(evidence, "certificate verify")) {
+    return "The broker's TLS certificate is not trusted (TLS verification is on): for Event Hubs "
+           "use the system's CA store (the default); for another broker set kafka.ssl.ca.location "
+           "to the PEM file of the CA that signed its certificate, and check that the bootstrap "
+           "host matches the certificate";
+  }
+  if (options.oauth) {
+    return "The broker refused the Entra ID token of " + options.oauth->Describe() +
+           ": check that the identity has the 'Azure Event Hubs Data Receiver' role on the "
+           "namespace or event hub, that eventhubs.namespace names the namespace the token is "
+           "for, and that the machine's clock is right (an expired token is refused)";
+  }
+  if (options.ClientConfig("sasl.username").value_or("") == "$ConnectionString") {
+    return "The broker refused the connection string: check its SharedAccessKeyName and "
+           "SharedAccessKey (a shared access policy with Listen rights, not revoked or rotated) "
+           "and that its Endpoint names this namespace";
+  }
+  return "Check kafka.sasl.mechanism and the SASL credentials (kafka.sasl.jaas.config or "
+         "kafka.sasl.username/password)";
+}
 
 bool IsAuthOrConfigKafkaError(rd_kafka_resp_err_t err) {
   switch (err) {

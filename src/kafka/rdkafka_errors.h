@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "kafka/options.h"
 
 namespace weir::kafka {
 
@@ -20,7 +21,12 @@ Status StatusFromKafkaError(rd_kafka_resp_err_t err, std::string_view context);
 // True when librdkafka retries the condition by itself or a later attempt may succeed.
 bool IsRetriableKafkaError(rd_kafka_resp_err_t err);
 
-// True for authentication / authorization / configuration failures a retry cannot fix.
+// True for authentication / authorization / configuration failures a retry cannot fix
+// (including TLS handshake failures: librdkafka reports an untrusted certificate as _SSL).
 bool IsAuthOrConfigKafkaError(rd_kafka_resp_err_t err);
+
+// What the user should check after a permanent connection failure whose text is `evidence`
+// (a librdkafka error line or a token request failure), for the credentials in `options`.
+std::string AuthFailureHint(const KafkaSourceOptions& options, std::string_view evidence);
 
 }  // namespace weir::kafka
