@@ -5,16 +5,24 @@ BUILD ?= build
 SANITIZE_BUILD ?= build-fuzz
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+# The conformance corpora (real Parquet files, Delta tables and Spark checkpoints written by other
+# engines) the tests read; under CI=true a missing corpus fails the suites that need it.
+export WEIR_CONFORMANCE_DIR ?= $(abspath $(CURDIR)/../shared/conformance)
 # ccache keys on paths relative to the checkout, so a fresh clone elsewhere reuses the cache.
 export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: all deps build demo test unit-test sanitize-build asan-test integration-test fuzz bench bench-e2e soak clean
+.PHONY: all deps test-peers build demo test unit-test sanitize-build asan-test integration-test fuzz bench bench-e2e soak clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
+
+# The real components the integration tests run beside weir, pinned and cached under
+# $${WEIR_CACHE_DIR:-~/.cache/weir}: Apache Kafka from Maven Central.
+test-peers:
+	@scripts/install-kafka.sh
 
 $(BUILD)/build.ninja:
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
@@ -45,7 +53,7 @@ integration-test: build
 fuzz: sanitize-build
 	scripts/run-fuzzers.sh
 
-test: deps
+test: deps test-peers
 	$(MAKE) unit-test
 	$(MAKE) integration-test
 	$(MAKE) asan-test

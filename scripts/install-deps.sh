@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what weir needs to build and test on Debian 12 (run as root). Idempotent and quick when
 # everything is present: it installs only the missing Debian packages, runs `npm ci` for the
-# test-only JavaScript readers (DuckDB, parquet-wasm) when their lock file changed, and installs
-# the Apache Kafka broker of the real-Kafka tests (scripts/install-kafka.sh; WEIR_SKIP_KAFKA=1
-# skips it).
+# test-only JavaScript readers (DuckDB, parquet-wasm) when their lock file changed. The real peers
+# the tests also run (Apache Kafka, Spark, delta-rs) are installed by `make test` only
+# (scripts/install-kafka.sh and scripts/install-python-peers.sh, into caches).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,8 +41,4 @@ if [ "${WEIR_SKIP_NPM:-0}" != 1 ] && [ -f tests/js/package-lock.json ]; then
     (cd tests/js && npm ci --no-audit --no-fund --loglevel=error)
     cp tests/js/package-lock.json "$stamp"
   fi
-fi
-
-if [ "${WEIR_SKIP_KAFKA:-0}" != 1 ]; then
-  scripts/install-kafka.sh
 fi

@@ -74,7 +74,8 @@ void PrintFlow(const nlohmann::json& f) {
     std::printf(", ~%s", Bytes(f["estimatedBytesBehind"].get<double>()).c_str());
   }
   std::printf(", time behind %.1f s\n", f.value("timeBehindMs", int64_t{0}) / 1000.0);
-  std::printf("  over the falling-behind window: arrival %s rows/s, committed %s rows/s\n",
+  std::printf("  over the falling-behind window%s: arrival %s rows/s, committed %s rows/s\n",
+              f.value("windowFull", true) ? "" : " (not yet full: since the first batches)",
               Number(f["arrivalRowsPerSecond"]).c_str(),
               Number(f["committedRowsPerSecond"]).c_str());
   const auto& t = f["totals"];

@@ -16,6 +16,7 @@
 #include <regex>
 #pragma GCC diagnostic pop
 
+#include "base/text.h"
 #include "kafka/client_conf.h"
 #include "kafka/fetch_waker.h"
 #include "kafka/oauth.h"
@@ -121,7 +122,14 @@ void RecordBatch::Release() {
 // KafkaSource
 
 KafkaSource::KafkaSource(KafkaSourceOptions options, KafkaSourceConfig config)
-    : options_(std::move(options)), config_(std::move(config)) {}
+    : options_(std::move(options)), config_(std::move(config)) {
+  // The user's request timeout bounds offset and metadata lookups too, so that an unreachable
+  // broker surfaces as Unavailable within it (and the flow shows as retrying).
+  if (std::optional<std::string> timeout = options_.ClientConfig("socket.timeout.ms")) {
+    Result<int64_t> ms = ParseInt64(*timeout, "socket.timeout.ms");
+    if (ms.ok() && *ms > 0 && *ms <= INT32_MAX) config_.request_timeout_ms = static_cast<int>(*ms);
+  }
+}
 
 KafkaSource::~KafkaSource() {
   waker_.reset();  // before the client it uses

@@ -174,7 +174,8 @@ struct AssignedPartition {
 };
 
 struct KafkaSourceConfig {
-  // Timeout of one metadata or offset request.
+  // Timeout of one metadata or offset request; the source's librdkafka socket.timeout.ms (the
+  // Java client's request.timeout.ms, which kafka.request.timeout.ms sets) when it is set.
   int request_timeout_ms = 30000;
   // Supplies OAUTHBEARER tokens when options.oauth is set; defaults to the client-credentials
   // flow over HTTPS (kafka/oauth.h).
