@@ -1,5 +1,5 @@
-// from_json throughput on seed 001's order events next to simdjson's own parse rate on the same
-// payloads. Dataset: 100k JSON objects of the five fields seed 001 parses (event_id, order_id,
+// from_json throughput on the tutorial's order events next to simdjson's own parse rate on the same
+// payloads. Dataset: 100k JSON objects of the five fields the tutorial parses (event_id, order_id,
 // status, amount as a string, event_time), 150-220 bytes each, in one shared buffer the way the
 // Kafka source hands values over. BM_FromJson evaluates `from_json(raw, '<seed schema>')` over
 // the whole batch (weir's kernel: padded copy, On Demand parse, typed columns built, decimal
@@ -72,7 +72,7 @@ const Payloads* MakePayloads(uint64_t seed, Write write) {
 constexpr const char* kStatuses[] = {"created", "paid",      "packed",
                                      "shipped", "delivered", "cancelled"};
 
-// Seed 001's events: {"event_id": "...", "order_id": "SO-1", "status": "created",
+// The tutorial's events: {"event_id": "...", "order_id": "SO-1", "status": "created",
 // "amount": "10.50", "event_time": "2026-06-08T09:00:00Z"}, with UUID event ids and a
 // producer-chosen spacing.
 const Payloads& SeedPayloads() {

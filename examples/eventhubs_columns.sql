@@ -1,4 +1,4 @@
--- The Event Hubs Spark connector's columns from the Kafka source (seed 000, the migration
+-- The Event Hubs Spark connector's columns from the Kafka source (the migration
 -- runbook's step 3; docs/migration.md). A bronze table that the azure-eventhubs-spark connector
 -- used to write keeps its schema, so downstream code does not change:
 --

@@ -1,4 +1,4 @@
--- Seed 001's pipeline ("Azure Event Hubs to Databricks") in weir's SQL, which is Databricks'
+-- The Event Hubs bronze/silver tutorial's pipeline in weir's SQL, which is Databricks'
 -- Lakeflow / DLT dialect. Run it against any broker:
 --
 --   weir run examples/orders.sql --set bootstrap=HOST:PORT --trigger availableNow
@@ -29,7 +29,7 @@ FROM STREAM read_kafka(
   maxOffsetsPerTrigger => '200000'
 );
 
--- Step 5: bronze read as a stream, parsed with an explicit schema (seed 001's value_schema);
+-- Step 5: bronze read as a stream, parsed with an explicit schema (the tutorial's value_schema);
 -- rows without an event_id (malformed JSON, or JSON without the field) go to the quarantine table
 -- with their partition and offset; Event Hubs' at-least-once duplicates are dropped within the
 -- 30-minute watermark (Spark's dropDuplicatesWithinWatermark, weir's DROP DUPLICATES clause).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Event Hubs connector -> Kafka source migration runbook (seed 000; docs/migration.md), end to
+# The Event Hubs connector -> Kafka source migration runbook (docs/migration.md), end to
 # end on `weir broker`:
 #   1. examples/eventhubs_columns.sql maps the Kafka source to the connector's columns and types
 #      (runbook step 3): schema and values checked with `weir table describe / scan`.

@@ -10,7 +10,7 @@ set -uo pipefail
 source "$(dirname "$0")/tools/common.sh"
 work=$(mktemp -d)
 trap 'kill $BROKER_PID 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-start_broker orders:8 seed001:2
+start_broker orders:8 tutorial:2
 lake=$work/lake
 silver=$lake/sales/silver/orders
 quarantine=$lake/sales/silver/orders_quarantine
@@ -32,26 +32,26 @@ expect() {  # expect NAME EXPECTED-JSON-LINE SQL
   [ "$got" = "$2" ] || { echo "expected $2, got $got"; return 1; }
 }
 
-# 0. Seed 001's local check: Kafka-shaped rows with one duplicate delivery and one malformed
+# 0. The tutorial's local check: Kafka-shaped rows with one duplicate delivery and one malformed
 # payload give exactly the silver rows and the quarantine count the seed prints.
-seed_lake=$work/seed001
-sed "s/subscribe            => 'orders'/subscribe            => 'seed001'/" "$pipeline" > "$work/seed001.sql"
+tutorial_lake=$work/tutorial
+sed "s/subscribe            => 'orders'/subscribe            => 'tutorial'/" "$pipeline" > "$work/tutorial.sql"
 ev() { echo "{\"event_id\":\"$1\",\"order_id\":\"$2\",\"status\":\"$3\",\"amount\":$4,\"event_time\":\"$5\"}"; }
 {
-  echo "SO-1|$(ev e1 SO-1 created 10.50 '2026-06-08 09:00:00')" | kcat -P -b "$BOOTSTRAP" -t seed001 -p 0 -K'|'
-  echo "SO-9|{\"event_id\": \"e9\", \"order_id\"" | kcat -P -b "$BOOTSTRAP" -t seed001 -p 1 -K'|'
-  echo "SO-1|$(ev e2 SO-1 paid 10.50 '2026-06-08 09:00:05')" | kcat -P -b "$BOOTSTRAP" -t seed001 -p 1 -K'|'
-  echo "SO-1|$(ev e2 SO-1 paid 10.50 '2026-06-08 09:00:05')" | kcat -P -b "$BOOTSTRAP" -t seed001 -p 1 -K'|'
-  echo "SO-2|$(ev e3 SO-2 created 99.00 '2026-06-08 09:00:07')" | kcat -P -b "$BOOTSTRAP" -t seed001 -p 1 -K'|'
+  echo "SO-1|$(ev e1 SO-1 created 10.50 '2026-06-08 09:00:00')" | kcat -P -b "$BOOTSTRAP" -t tutorial -p 0 -K'|'
+  echo "SO-9|{\"event_id\": \"e9\", \"order_id\"" | kcat -P -b "$BOOTSTRAP" -t tutorial -p 1 -K'|'
+  echo "SO-1|$(ev e2 SO-1 paid 10.50 '2026-06-08 09:00:05')" | kcat -P -b "$BOOTSTRAP" -t tutorial -p 1 -K'|'
+  echo "SO-1|$(ev e2 SO-1 paid 10.50 '2026-06-08 09:00:05')" | kcat -P -b "$BOOTSTRAP" -t tutorial -p 1 -K'|'
+  echo "SO-2|$(ev e3 SO-2 created 99.00 '2026-06-08 09:00:07')" | kcat -P -b "$BOOTSTRAP" -t tutorial -p 1 -K'|'
 } 2>/dev/null
-check "seed 001's pipeline runs on its sample" "$WEIR" run "$work/seed001.sql" --lakehouse "$seed_lake" \
+check "the tutorial's pipeline runs on its sample" "$WEIR" run "$work/tutorial.sql" --lakehouse "$tutorial_lake" \
   --trigger availableNow --set bootstrap="$BOOTSTRAP"
 seed_query() {
   local files
-  files=$(python3 "$WEIR_SOURCE_DIR/tests/tools/delta_live_files.py" "$seed_lake/sales/silver/$1") || return 1
+  files=$(python3 "$WEIR_SOURCE_DIR/tests/tools/delta_live_files.py" "$tutorial_lake/sales/silver/$1") || return 1
   js duckdb_query.mjs --sql "$(echo "$2" | sed "s|TABLE|read_parquet($files)|")"
 }
-seed_silver() {
+tutorial_silver() {
   diff <(seed_query orders "SELECT event_id, order_id, status, CAST(amount AS VARCHAR) AS amount,
            strftime(event_time, '%Y-%m-%d %H:%M:%S') AS event_time, eh_partition, eh_offset
          FROM TABLE ORDER BY event_id") - <<'ROWS'
@@ -60,14 +60,14 @@ seed_silver() {
 {"event_id":"e3","order_id":"SO-2","status":"created","amount":"99.00","event_time":"2026-06-08 09:00:07","eh_partition":1,"eh_offset":3}
 ROWS
 }
-check "seed 001: the silver rows it prints" seed_silver
-seed_quarantine() {
+check "tutorial: the silver rows it prints" tutorial_silver
+tutorial_quarantine() {
   local got
   got=$(seed_query orders_quarantine "SELECT count(*) AS n, min(eh_partition) AS p, min(eh_offset) AS o,
       min(quarantine_reason) AS why FROM TABLE") || return 1
   echo "$got" | grep -q '^{"n":1,"p":1,"o":0,"why":"malformed' || { echo "got $got"; return 1; }
 }
-check "seed 001: quarantined rows: 1 (the malformed payload, with its reason)" seed_quarantine
+check "tutorial: quarantined rows: 1 (the malformed payload, with its reason)" tutorial_quarantine
 
 # 1. 30,000 events: 5% duplicates, 1% malformed, 1% late (2 hours behind).
 "$WEIR" produce --bootstrap "$BOOTSTRAP" --topic orders --count 30000 --duplicates 0.05 \

@@ -1,4 +1,4 @@
-// `weir cutover TABLE --topic T`: the migration runbook's step 5 (seed 000, docs/migration.md).
+// `weir cutover TABLE --topic T`: the migration runbook's restart position (docs/migration.md).
 // From the table the old reader wrote, computes where the new Kafka-source flow starts:
 //   A. startingTimestamp = max(enqueued time) - --time-margin (ms since the epoch);
 //   B. startingOffsets = {"T":{"<p>": max(offset of p) - --margin, ...}} (Spark's JSON).

@@ -1,5 +1,5 @@
 // `weir demo`: the main job on embedded defaults. Starts the embedded broker, produces sample order
-// events (with duplicates, malformed and late ones), runs seed 001's pipeline (examples/orders.sql:
+// events (with duplicates, malformed and late ones), runs the bronze/silver pipeline (examples/orders.sql:
 // bronze, then silver with its quarantine table) with trigger availableNow, and prints progress
 // and a summary of each table.
 #include <unistd.h>

@@ -1,4 +1,4 @@
-// `weir validate PATH`: the migration runbook's step 8 (seed 000, docs/migration.md). Per source
+// `weir validate PATH`: the migration runbook's validation step (docs/migration.md). Per source
 // partition: rows, min and max offset, expected = max - min + 1, duplicate offsets and missing
 // ranges, optionally within a time window (--where on the enqueued-time column). --report lists
 // every gap and duplicate range; --format json prints the same as one JSON object. Exit 0 when

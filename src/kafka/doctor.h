@@ -1,6 +1,6 @@
 // Connection doctor for `weir kafka check`: walks the steps a Kafka / Event Hubs connection
 // takes (DNS, TCP, metadata with authentication, the subscribed topics' partitions and offsets)
-// and stops at the first that fails, saying why it most likely failed (the causes seed 001's
+// and stops at the first that fails, saying why it most likely failed (the causes the Event Hubs tutorial's
 // troubleshooting section lists). Every text is secret-free. Blocking; thread-compatible.
 #pragma once
 

@@ -273,7 +273,7 @@ constexpr const char* kConnectionString =
     "SharedAccessKey=c2VjcmV0LWtleS12YWx1ZQ+abc=";
 
 TEST(OptionsTest, JaasPlainLoginModuleBecomesUsernameAndPassword) {
-  // Seed 002's options, shaded class name and all.
+  // The DLT Event Hubs example's options, shaded class name and all.
   std::string jaas = std::string("kafkashaded.org.apache.kafka.common.security.plain.PlainLoginModule "
                                  "required username=\"$ConnectionString\" password=\"") +
                      kConnectionString + "\";";

@@ -1,4 +1,4 @@
-// HealthMonitor: decides whether the flows keep up (seed 004, the lag incident runbook). A flow is
+// HealthMonitor: decides whether the flows keep up (the lag incident of docs/operations.md). A flow is
 // unhealthy when, over the whole falling-behind window (default 10 minutes) and over its most
 // recent half, data arrived faster than it was committed (the source's latest offsets grew more
 // than its committed offsets, and it is behind at the end) or every batch had Spark's

@@ -7,7 +7,7 @@
 namespace weir::sql {
 namespace {
 
-// Seed 001, step 6: the bronze table in Lakeflow SQL.
+// The Event Hubs tutorial's bronze table in Lakeflow SQL (read_kafka with named arguments).
 constexpr std::string_view kSeedBronze = R"(CREATE OR REFRESH STREAMING TABLE sales.bronze.orders_raw AS
 SELECT
   CAST(key AS STRING)   AS partition_key,

@@ -15,14 +15,11 @@ namespace {
 
 namespace stdfs = std::filesystem;
 
-// The Spark-written fixtures (shared/conformance/spark-checkpoints); empty when absent.
+// The Spark-written fixtures ($WEIR_CONFORMANCE_DIR/spark-checkpoints); empty when absent.
 std::string SparkFixtures() {
   const char* dir = std::getenv("WEIR_CONFORMANCE_DIR");
-  std::string base =
-      dir ? dir
-          : std::string(std::getenv("WEIR_SOURCE_DIR") ? std::getenv("WEIR_SOURCE_DIR") : ".") +
-                "/../shared/conformance";
-  std::string path = base + "/spark-checkpoints";
+  if (dir == nullptr || *dir == '\0') return "";
+  std::string path = std::string(dir) + "/spark-checkpoints";
   return stdfs::exists(path) ? path : "";
 }
 

@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 const HERE = path.dirname(new URL(import.meta.url).pathname);
-const CONFORMANCE = process.env.WEIR_CONFORMANCE_DIR ?? path.resolve(HERE, '../../../shared/conformance');
+const CONFORMANCE = process.env.WEIR_CONFORMANCE_DIR ?? '';  // the Makefile sets it
 const PARQUET = path.join(CONFORMANCE, 'parquet');
 
 // What the pinned readers do with each conformance file; files not listed: both read it, outputs identical.

@@ -1,11 +1,11 @@
 # Shared helpers for integration tests (sourced). Requires $WEIR (the weir binary) and
 # $WEIR_SOURCE_DIR (the repository root), as tests/run_integration.sh sets them.
 
-# The conformance corpus: $WEIR_CONFORMANCE_DIR, else ../shared/conformance beside the repository.
-# Prints its path, or fails the test under CI (CI=true) and skips it loudly elsewhere.
+# The conformance corpus: $WEIR_CONFORMANCE_DIR (the Makefile sets it). Prints its path, or fails
+# the test under CI (CI=true) and skips it loudly elsewhere.
 conformance_dir() {
-  local dir="${WEIR_CONFORMANCE_DIR:-$WEIR_SOURCE_DIR/../shared/conformance}"
-  if [ -d "$dir" ]; then
+  local dir="${WEIR_CONFORMANCE_DIR:-}"
+  if [ -n "$dir" ] && [ -d "$dir" ]; then
     (cd "$dir" && pwd)
     return 0
   fi
