@@ -214,7 +214,18 @@ Result<std::shared_ptr<Transform>> MakeSqlTransform(const sql::StreamingTableDef
     // The event time rides along as a last, hidden column, so it shares work (from_json) with
     // the select list and is filtered with the rows.
     const sql::Watermark& w = *query.from->watermark;
-    WEIR_ASSIGN_OR_RETURN(expr::BoundExprPtr event_time, binder.Bind(*w.event_time));
+    // DLT resolves a watermark column against the query's output: a plain name that is a column
+    // of the SELECT list (an alias, or a source column passed through) is that item's expression.
+    expr::BoundExprPtr event_time;
+    const auto* ref = std::get_if<sql::ColumnRef>(&w.event_time->node);
+    if (ref != nullptr && ref->parts.size() == 1) {
+      for (const expr::NamedExpr& c : columns) {
+        if (columnar::EqualsIgnoreAsciiCase(c.name, ref->parts[0])) event_time = c.expr;
+      }
+    }
+    if (event_time == nullptr) {
+      WEIR_ASSIGN_OR_RETURN(event_time, binder.Bind(*w.event_time));
+    }
     if (event_time->type->id() != columnar::TypeId::kTimestamp &&
         event_time->type->id() != columnar::TypeId::kTimestampNtz) {
       return Status::InvalidArgument(w.location.ToString() + ": the WATERMARK column " +
