@@ -54,6 +54,9 @@ int InspectMain(const Flags& flags) {
       std::printf("next: re-run batch %lld over its logged range\n", static_cast<long long>(plan->batch_id));
       break;
   }
+  if (Status state = (*cp)->CheckNoSparkState(); !state.ok()) {
+    std::printf("state: %s\n", state.message().c_str());
+  }
   return 0;
 }
 

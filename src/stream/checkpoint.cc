@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -12,6 +13,8 @@ namespace weir::stream {
 namespace {
 
 constexpr int kLogVersion = 1;
+// The newest commit log weir reads: Spark 4.0's v2 (weir writes v1, which Spark 4 reads).
+constexpr int kCommitLogVersionRead = 2;
 
 // Splits at '\n', keeping empty lines but dropping one trailing newline.
 std::vector<std::string_view> Lines(std::string_view text) {
@@ -29,8 +32,9 @@ std::vector<std::string_view> Lines(std::string_view text) {
   return out;
 }
 
-// Checks the "vN" line as Spark's HDFSMetadataLog.validateVersion does.
-Status CheckVersion(std::string_view line, const std::string& path) {
+// Checks the "vN" line as Spark's HDFSMetadataLog.validateVersion does, up to version
+// `max_version` of that log (Spark 4.0's commit log is v2).
+Status CheckVersion(std::string_view line, const std::string& path, int max_version = kLogVersion) {
   if (line.size() < 2 || line[0] != 'v') {
     return Status::Corruption("Log file was malformed: failed to detect the log file version line in " +
                               path + " (found '" + std::string(line.substr(0, 20)) + "')");
@@ -43,11 +47,12 @@ Status CheckVersion(std::string_view line, const std::string& path) {
     }
     version = version * 10 + (c - '0');
   }
-  if (version > kLogVersion) {
-    return Status::Corruption("The maximum supported log version is v" + std::to_string(kLogVersion) +
+  if (version > max_version) {
+    return Status::Corruption("The maximum supported log version is v" + std::to_string(max_version) +
                               ", but encountered v" + std::to_string(version) + " in " + path +
-                              ". The log file was produced by a newer version of Spark or weir and "
-                              "cannot be read by this version.");
+                              ". The log file was written by a newer version of Spark (or weir) "
+                              "than this weir reads: it is not damaged; run the query with the "
+                              "Spark that wrote it, or start the flow with a new checkpoint");
   }
   return Status::OK();
 }
@@ -57,6 +62,7 @@ Status WithRepairAdvice(Status st) {
   if (!st.IsCorruption()) return st;
   const std::string& m = st.message();
   if (m.find("restore") != std::string::npos || m.find("new checkpoint") != std::string::npos ||
+      m.find("newer version") != std::string::npos ||
       m.find("start with a new") != std::string::npos) {
     return st;
   }
@@ -155,13 +161,63 @@ Result<CommitMetadata> Checkpoint::ParseCommit(std::string_view text, const std:
     return Status::Corruption("Incomplete log file in the commit log: " + path + " is empty");
   }
   auto lines = Lines(text);
-  WEIR_RETURN_NOT_OK(CheckVersion(lines[0], path));
+  // v2 (Spark 4.0) adds stateUniqueIds: the state store checkpoint ids of each stateful
+  // operator, which a stateless query leaves empty.
+  WEIR_RETURN_NOT_OK(CheckVersion(lines[0], path, kCommitLogVersionRead));
   CommitMetadata out;
   if (lines.size() >= 2) {
     WEIR_ASSIGN_OR_RETURN(nlohmann::json j, ParseJson(lines[1], path, "commit metadata (line 2)"));
     out.next_batch_watermark_ms = IntField(j, "nextBatchWatermarkMs");
+    auto ids = j.find("stateUniqueIds");
+    if (ids != j.end() && !ids->is_null()) {
+      if (!ids->is_object()) {
+        return Status::Corruption("commit metadata in " + path +
+                                  ": stateUniqueIds is not an object");
+      }
+      out.has_state_unique_ids = !ids->empty();
+    }
   }
   return out;
+}
+
+Status Checkpoint::CheckNoSparkState() const {
+  auto refuse = [&](const std::string& what) {
+    return Status::InvalidArgument(
+        "the checkpoint " + dir_ + " holds the state of a Spark stateful query (" + what +
+        "): weir cannot continue Spark's state (dropDuplicates, aggregations, joins). Start the "
+        "flow with a new checkpoint folder: a Kafka flow then resumes from its table's "
+        "per-partition progress, and its state starts empty (docs/migration.md)");
+  };
+  WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> commits, CommitIds());
+  if (!commits.empty()) {
+    WEIR_ASSIGN_OR_RETURN(CommitMetadata last, ReadCommit(commits.back()));
+    if (last.has_state_unique_ids) {
+      return refuse("commits/" + std::to_string(commits.back()) + " names state store checkpoints");
+    }
+  }
+  auto operators = fs_->List(fs::JoinPath(dir_, "state"));
+  if (!operators.ok()) return operators.status().IsNotFound() ? Status::OK() : operators.status();
+  for (const fs::FileInfo& op : *operators) {
+    if (!op.is_dir) continue;
+    auto entries = fs_->List(op.path);
+    if (!entries.ok()) continue;
+    for (const fs::FileInfo& e : *entries) {
+      const std::string name = fs::BaseName(e.path);
+      if (name == "_metadata") return refuse(fs::JoinPath("state", fs::BaseName(op.path)) + "/_metadata");
+      if (!e.is_dir) continue;
+      auto files = fs_->List(e.path);
+      if (!files.ok()) continue;
+      for (const fs::FileInfo& f : *files) {
+        const std::string file = fs::BaseName(f.path);
+        for (const char* suffix : {".delta", ".snapshot", ".zip", ".changelog"}) {
+          if (file.size() > std::strlen(suffix) && file.ends_with(suffix)) {
+            return refuse("state file " + f.path.substr(dir_.size() + 1));
+          }
+        }
+      }
+    }
+  }
+  return Status::OK();
 }
 
 Result<std::unique_ptr<Checkpoint>> Checkpoint::Open(fs::FileSystem* fs, std::string dir) {

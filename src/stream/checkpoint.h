@@ -31,6 +31,8 @@ struct OffsetSeq {
 // The contents of commits/N.
 struct CommitMetadata {
   int64_t next_batch_watermark_ms = 0;
+  // A Spark 4.0 v2 commit names state store checkpoints (stateUniqueIds): the query had state.
+  bool has_state_unique_ids = false;
 };
 
 // What to do on (re)start.
@@ -64,6 +66,10 @@ class Checkpoint {
   Result<CommitMetadata> ReadCommit(int64_t batch_id) const;
   // Decides where to resume, per Spark's rules; Corruption for inconsistent folders.
   Result<RestartPlan> PlanRestart() const;
+  // InvalidArgument when the folder holds the state of a Spark stateful query (dedup,
+  // aggregations: Spark's state store files under state/, or a commit naming state store
+  // checkpoints), which weir cannot continue; OK otherwise (weir's own state, or none).
+  Status CheckNoSparkState() const;
 
   // Initial offsets of source `index` (sources/index/0): read, or write once.
   Result<std::optional<std::string>> ReadInitialOffsets(int index) const;

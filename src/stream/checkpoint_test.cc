@@ -282,5 +282,51 @@ TEST_F(CheckpointTest, SparkFixturesResumeAsExpected) {
   }
 }
 
+// Spark 4.0's commit log v2 (stateUniqueIds): read, not taken for damage. A stateful query's
+// checkpoint (the fixture's `limit` query, RocksDB checkpoint format v2) is refused clearly; the
+// same checkpoint with its state gone and empty stateUniqueIds (a stateless query) resumes.
+TEST_F(CheckpointTest, SparkFourCommitLogV2IsReadAndStatefulQueriesAreRefused) {
+  REQUIRE_FIXTURES(fixtures);
+  std::string dir = CopyFixture(
+      fixtures, "spark-sql-core/structured-streaming/checkpoint-version-4.0.0-checkpoint-v2/rocksdb/limit");
+  ASSERT_OK_AND_ASSIGN(auto cp, Checkpoint::Open(&fs_, dir));
+  ASSERT_OK_AND_ASSIGN(CommitMetadata commit, cp->ReadCommit(3));
+  EXPECT_TRUE(commit.has_state_unique_ids);
+  ASSERT_OK_AND_ASSIGN(RestartPlan plan, cp->PlanRestart());
+  EXPECT_EQ(plan.kind, RestartPlan::Kind::kNextBatch);
+  EXPECT_EQ(plan.batch_id, 4);
+  Status refused = cp->CheckNoSparkState();
+  ASSERT_TRUE(refused.IsInvalidArgument()) << refused.ToString();
+  EXPECT_NE(refused.message().find("Spark stateful query"), std::string::npos) << refused.ToString();
+  EXPECT_NE(refused.message().find("new checkpoint"), std::string::npos) << refused.ToString();
+  // Stateless: no state folder, and commits naming no state store checkpoints.
+  stdfs::remove_all(dir + "/state");
+  for (int b = 0; b <= 3; ++b) {
+    ASSERT_OK(fs::WriteStringToFile(&fs_, dir + "/commits/" + std::to_string(b),
+                                    "v2\n{\"nextBatchWatermarkMs\":0,\"stateUniqueIds\":{}}"));
+  }
+  ASSERT_OK_AND_ASSIGN(auto stateless, Checkpoint::Open(&fs_, dir));
+  EXPECT_OK(stateless->CheckNoSparkState());
+  ASSERT_OK_AND_ASSIGN(RestartPlan next, stateless->PlanRestart());
+  EXPECT_EQ(next.batch_id, 4);
+  // weir writes the next commit as v1, which Spark 4 reads too.
+  ASSERT_OK(stateless->WriteOffsets(4, *next.start));
+  ASSERT_OK(stateless->WriteCommit(4, {0}));
+  ASSERT_OK_AND_ASSIGN(std::string text, fs::ReadFileToString(&fs_, dir + "/commits/4"));
+  EXPECT_EQ(text.substr(0, 3), "v1\n");
+}
+
+TEST_F(CheckpointTest, ANewerLogVersionIsWrittenByANewerSparkNotDamaged) {
+  ASSERT_OK_AND_ASSIGN(auto cp, Checkpoint::Open(&fs_, dir_ + "/cp"));
+  ASSERT_OK(cp->WriteOffsets(0, OffsetSeq{0, 1, {}, {"{}"}}));
+  ASSERT_OK(fs_.CreateDirs(dir_ + "/cp/commits"));
+  ASSERT_OK(fs::WriteStringToFile(&fs_, dir_ + "/cp/commits/0", "v3\n{\"nextBatchWatermarkMs\":0}"));
+  auto commit = cp->ReadCommit(0);
+  ASSERT_FALSE(commit.ok());
+  EXPECT_NE(commit.status().message().find("newer version of Spark"), std::string::npos)
+      << commit.status().ToString();
+  EXPECT_EQ(commit.status().message().find("damaged:"), std::string::npos) << commit.status().ToString();
+}
+
 }  // namespace
 }  // namespace weir::stream

@@ -62,6 +62,7 @@ class StreamingQuery::Impl {
       spec_.checkpoint_dir += "/workers/" + *options_.workers_group + "/" + run_id_;
     }
     WEIR_ASSIGN_OR_RETURN(checkpoint_, Checkpoint::Open(fs_, spec_.checkpoint_dir));
+    WEIR_RETURN_NOT_OK(checkpoint_->CheckNoSparkState());
     auto log = [this](const std::string& line) { Log(line); };
     KafkaFlowSource* kafka_source = nullptr;
     if (spec_.kafka) {
