@@ -78,6 +78,20 @@ HttpResponse MetricsEndpoint::Handle(const HttpRequest& request) {
     return Json(health.healthy ? 200 : 503, health.ToJson());
   }
   if (request.path == "/progress") return Json(200, ProgressJson());
+  if (request.path == "/queries") return Json(200, QueriesJson());
+  // Spark's spark.streams.get(id).lastProgress: one query's latest progress, by query id (or by
+  // its flow's name).
+  if (request.path.rfind("/progress/", 0) == 0) {
+    const std::string key = request.path.substr(10);
+    for (const FlowMetrics& f : registry_.Snapshot()) {
+      if (f.id != key && f.name != key) continue;
+      return Json(200, f.last_progress_json.empty() ? "null" : f.last_progress_json);
+    }
+    HttpResponse r;
+    r.status = 404;
+    r.body = "no query with id or name " + key + " (GET /queries lists them)\n";
+    return r;
+  }
   if (request.path == "/api/history") return Json(200, HistoryJson(CheckHealth()));
   if (request.path == "/" || request.path == "/index.html") {
     HttpResponse r;
@@ -87,8 +101,17 @@ HttpResponse MetricsEndpoint::Handle(const HttpRequest& request) {
   }
   HttpResponse r;
   r.status = 404;
-  r.body = "not found: the endpoint serves /, /metrics, /progress, /health and /api/history\n";
+  r.body = "not found: the endpoint serves /, /metrics, /progress, /progress/<query id>, /queries, "
+           "/health and /api/history\n";
   return r;
+}
+
+std::string MetricsEndpoint::QueriesJson() const {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const FlowMetrics& f : registry_.Snapshot()) {
+    out.push_back({{"id", f.id}, {"runId", f.run_id}, {"name", f.name}, {"isActive", !f.finished}});
+  }
+  return out.dump();
 }
 
 std::string MetricsEndpoint::ProgressJson() const {

@@ -47,6 +47,8 @@ class MetricsEndpoint {
  private:
   explicit MetricsEndpoint(MetricsEndpointOptions options);
   std::string ProgressJson() const;
+  // [{"id","runId","name","isActive"}, ...]: Spark's spark.streams.active.
+  std::string QueriesJson() const;
   std::string HistoryJson(const HealthReport& health) const;
 
   MetricsEndpointOptions options_;

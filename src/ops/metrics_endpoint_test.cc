@@ -54,6 +54,17 @@ TEST_F(MetricsEndpointTest, ServesMetricsProgressHealthAndDashboard) {
   EXPECT_EQ(j["bronze"]["batchId"], 0);
   EXPECT_EQ(j["bronze"]["numInputRows"], 10);
   EXPECT_EQ(progress.body.find("topsecret"), std::string::npos);
+  // By query id, as spark.streams.get(id).lastProgress; /queries lists them.
+  const std::string id = j["bronze"]["id"].get<std::string>();
+  HttpResponse one = Get("/progress/" + id);
+  EXPECT_EQ(one.status, 200);
+  EXPECT_EQ(nlohmann::json::parse(one.body)["name"], "bronze");
+  EXPECT_EQ(Get("/progress/bronze").body, one.body);
+  EXPECT_EQ(Get("/progress/no-such-query").status, 404);
+  auto queries = nlohmann::json::parse(Get("/queries").body);
+  ASSERT_EQ(queries.size(), 1u);
+  EXPECT_EQ(queries[0]["id"], id);
+  EXPECT_EQ(queries[0]["name"], "bronze");
 
   HttpResponse metrics = Get("/metrics");
   EXPECT_EQ(metrics.status, 200);

@@ -209,6 +209,16 @@ TEST(ReadAheadTest, TheNextBatchIsReadWhileOneCommitsAndTheCheckpointKeepsSparks
     EXPECT_EQ(progress[i].sources[0].start_offset, progress[i - 1].sources[0].end_offset) << i;
     EXPECT_EQ(progress[i].sources[0].num_input_rows, kPerBatch) << i;
   }
+  // durationMs: the parts never add up to more than triggerExecution (latestOffset and the
+  // getBatch of a batch read ahead were measured before the batch began), which is batchDuration.
+  for (const QueryProgress& p : progress) {
+    int64_t parts = 0;
+    for (const auto& [name, ms] : p.duration_ms) {
+      if (name != "triggerExecution") parts += ms;
+    }
+    EXPECT_LE(parts, p.duration_ms.at("triggerExecution")) << p.ToJson();
+    EXPECT_EQ(p.batch_duration_ms, p.duration_ms.at("triggerExecution"));
+  }
   // The reading of at least one batch began before the previous batch's commit marker (in
   // practice nearly all nine do).
   ASSERT_NE(transform, nullptr);

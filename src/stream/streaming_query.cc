@@ -397,6 +397,9 @@ class StreamingQuery::Impl {
     Stopwatch total;
     QueryProgress progress;
     progress.duration_ms["latestOffset"] = latest_ms;
+    // Parts measured before this call (latestOffset; getBatch of a batch read ahead) count in
+    // triggerExecution, as in Spark, so that the parts never add up to more than the whole.
+    int64_t measured_before_ms = latest_ms;
 
     // walCommit: offsets/N before anything is written (skipped when re-running a logged batch).
     Stopwatch wal;
@@ -419,6 +422,7 @@ class StreamingQuery::Impl {
     if (read_ahead_ && read_ahead_->end != end) DropReadAhead();  // not this batch's range
     if (read_ahead_) {
       progress.duration_ms["getBatch"] = read_ahead_->get_batch_ms;
+      measured_before_ms += read_ahead_->get_batch_ms;  // planned while the last batch committed
     } else {
       WEIR_RETURN_NOT_OK(source_->PlanRead(end));
       progress.duration_ms["getBatch"] = get_batch.ElapsedMs();
@@ -581,7 +585,8 @@ class StreamingQuery::Impl {
     if (!st.ok() && !st.IsAlreadyExists()) return st;
     WEIR_RETURN_NOT_OK(checkpoint_->Purge(batch_id));
     progress.duration_ms["commitOffsets"] = commit_watch.ElapsedMs();
-    progress.duration_ms["triggerExecution"] = total.ElapsedMs();
+    const int64_t trigger_execution_ms = total.ElapsedMs() + measured_before_ms;
+    progress.duration_ms["triggerExecution"] = trigger_execution_ms;
 
     // Progress, with Spark's rates: input rate over the time since the previous trigger start.
     progress.id = id();
@@ -589,7 +594,7 @@ class StreamingQuery::Impl {
     progress.name = spec_.name;
     progress.timestamp_ms = trigger_start_ms;
     progress.batch_id = batch_id;
-    progress.batch_duration_ms = total.ElapsedMs();
+    progress.batch_duration_ms = trigger_execution_ms;
     progress.num_input_rows = input_rows;
     double since_last =
         last_trigger_start_ms_ > 0
