@@ -149,6 +149,19 @@ bool DataType::Equals(const DataType& other) const {
   return true;
 }
 
+bool DataType::EqualsIgnoringNullability(const DataType& other) const {
+  if (id_ != other.id_ || precision_ != other.precision_ || scale_ != other.scale_ ||
+      children_.size() != other.children_.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < children_.size(); ++i) {
+    const Field& a = children_[i];
+    const Field& b = other.children_[i];
+    if (a.name != b.name || !a.type->EqualsIgnoringNullability(*b.type)) return false;
+  }
+  return true;
+}
+
 int Schema::FieldIndex(std::string_view name) const {
   for (size_t i = 0; i < fields.size(); ++i) {
     if (fields[i].name == name) return static_cast<int>(i);

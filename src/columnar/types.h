@@ -85,6 +85,8 @@ class DataType {
   std::string ToDeltaName() const;
 
   bool Equals(const DataType& other) const;
+  // Equal but for the nullability of nested fields (struct fields, list elements, map values).
+  bool EqualsIgnoringNullability(const DataType& other) const;
 
  private:
   explicit DataType(TypeId id) : id_(id) {}

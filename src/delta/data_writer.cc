@@ -99,7 +99,10 @@ Status DataFileWriter::Write(const Batch& batch) {
     if (source[t] >= 0) {
       return Status::InvalidArgument("column '" + fields[t].name + "' appears twice in the batch");
     }
-    if (!batch.columns[b].type()->Equals(*fields[t].type)) {
+    // A column written into a table whose column is nullable where this one is not (or the
+    // reverse, checked per row by the caller) is the table's type: Delta writes non-null data
+    // into nullable columns.
+    if (!batch.columns[b].type()->EqualsIgnoringNullability(*fields[t].type)) {
       return Status::InvalidArgument("column '" + fields[t].name + "' is " +
                                      batch.columns[b].type()->ToDdl() + " in the batch but " +
                                      fields[t].type->ToDdl() + " in the table " + table_root_);

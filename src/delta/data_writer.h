@@ -52,7 +52,9 @@ class DataFileWriter {
   ~DataFileWriter();
 
   // Writes the rows of `batch`, whose columns must be the table's (matched by name, in any
-  // order, with the table's types); InvalidArgument otherwise, or for a null in a NOT NULL column.
+  // order, with the table's types but for nested nullability); InvalidArgument otherwise, or for
+  // a null in a NOT NULL partition column. Nulls in other NOT NULL columns are the caller's to
+  // check (a streaming flow quarantines or refuses such rows before they get here).
   Status Write(const columnar::Batch& batch);
   // Closes every file, syncs them and their directories, and returns one add per file.
   // The writer accepts nothing afterwards.

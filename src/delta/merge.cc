@@ -446,7 +446,7 @@ Result<std::unique_ptr<PreparedMerge>> PreparedMerge::Prepare(std::shared_ptr<co
       return Status::InvalidArgument("the merge source has no column '" + schema.fields[i].name +
                                      "' of Delta table " + root + "; give every column");
     }
-    if (!source_in.schema.fields[s].type->Equals(*schema.fields[i].type)) {
+    if (!source_in.schema.fields[s].type->EqualsIgnoringNullability(*schema.fields[i].type)) {
       return Status::InvalidArgument("merge source column '" + schema.fields[i].name + "' is " +
                                      source_in.schema.fields[s].type->ToDdl() + "; Delta table " +
                                      root + " has " + schema.fields[i].type->ToDdl());

@@ -842,7 +842,9 @@ Status ParquetWriter::Write(const columnar::Batch& batch) {
                                    std::to_string(fields.size()));
   }
   for (size_t i = 0; i < fields.size(); ++i) {
-    if (!batch.columns[i].type()->Equals(*fields[i].type)) {
+    // Nested nullability may differ: the file's decides the levels, and CheckNulls refuses a
+    // null where the file's field is required.
+    if (!batch.columns[i].type()->EqualsIgnoringNullability(*fields[i].type)) {
       return Status::InvalidArgument("Parquet writer: column '" + fields[i].name + "' is " +
                                      batch.columns[i].type()->ToDdl() + ", the file expects " +
                                      fields[i].type->ToDdl());

@@ -69,6 +69,8 @@ class KafkaFlowSource : public FlowSource {
   void ReportWarnings(const kafka::DataLossReporter& reporter);
   Result<kafka::PartitionOffsets> Parse(const std::string& json) const;
   // Earliest offsets of the partitions in `end` that are not in start_ (new in the batch).
+  Status CheckSameSubscription(const kafka::PartitionOffsets& logged,
+                               const Checkpoint& checkpoint) const;
   Status LookUpNewPartitions(const kafka::PartitionOffsets& end);
   // Commits start_ to the weir.commitOffsetsToGroup group (if set; rate limited, best effort).
   void CommitGroupOffsets();

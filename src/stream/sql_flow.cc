@@ -57,6 +57,17 @@ class SqlTransform : public Transform {
     return quarantine_schema_ ? &*quarantine_schema_ : nullptr;
   }
 
+  Status CheckNotNull(const std::vector<std::string>& columns) override {
+    not_null_.clear();
+    for (const std::string& name : columns) {
+      const int i = output_schema_.FieldIndex(name);
+      if (i < 0) return Status::Internal("no output column " + name + " in " + table_);
+      not_null_.push_back({i, "column " + output_schema_.fields[i].name + " is NOT NULL in the "
+                                  "table " + table_ + " but the row's value is null"});
+    }
+    return Status::OK();
+  }
+
   std::optional<DataQualityMetrics> TakeMetrics() override {
     if (expectations_.empty() && !quarantine_schema_) return std::nullopt;
     DataQualityMetrics out = metrics_;
@@ -130,6 +141,23 @@ class SqlTransform : public Transform {
           break;
       }
     }
+    // NOT NULL columns of the table the flow's expressions may leave null (CheckNotNull).
+    for (const NotNullColumn& c : not_null_) {
+      const columnar::Column& column = out.columns[c.index];
+      for (int64_t i = 0; i < n; ++i) {
+        if (!column.IsNull(i) || (!dropped.empty() && dropped[i])) continue;
+        if (!reasons.empty() && !reasons[i].empty()) continue;  // quarantined already
+        if (!quarantine_schema_) {
+          std::string sample;
+          columnar::AppendJsonRow(out, i, &sample);
+          return Status::InvalidArgument(
+              c.reason + ": " + sample + ". Give the column a value (COALESCE, a WHERE), or "
+              "send such rows to a quarantine table with QUARANTINE INTO");
+        }
+        if (reasons.empty()) reasons.assign(static_cast<size_t>(n), std::string_view());
+        reasons[i] = c.reason;
+      }
+    }
     TransformResult result;
     if (reasons.empty() && dropped.empty()) {
       result.rows = std::move(out);
@@ -186,6 +214,11 @@ class SqlTransform : public Transform {
   expr::Projection projection_;
   std::optional<expr::Filter> filter_;
   std::vector<BoundExpectation> expectations_;
+  struct NotNullColumn {
+    int index;           // in the projection's output
+    std::string reason;  // the quarantine reason, the error's start
+  };
+  std::vector<NotNullColumn> not_null_;
   std::optional<columnar::Schema> quarantine_schema_;
   std::optional<Watermark> watermark_;
   columnar::Schema output_schema_;

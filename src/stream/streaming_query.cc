@@ -96,6 +96,14 @@ class StreamingQuery::Impl {
                                                        .merge = SinkMerge(),
                                                        .auto_compact_settings =
                                                            spec_.auto_compact_settings}));
+    if (!sink_->not_null_checks().empty()) {
+      if (!transform_) {
+        return Status::InvalidArgument("the Delta table " + spec_.table_path + " has NOT NULL "
+                                       "columns the source rows of " + spec_.name +
+                                       " may leave null");
+      }
+      WEIR_RETURN_NOT_OK(transform_->CheckNotNull(sink_->not_null_checks()));
+    }
     const columnar::Schema* quarantine = transform_ ? transform_->quarantine_schema() : nullptr;
     if (options_.workers_group) {
       if (quarantine != nullptr) {

@@ -57,6 +57,13 @@ class Transform {
   // The counts since the last call (expectations, drops, quarantined rows); empty when the flow
   // has neither expectations nor a quarantine table.
   virtual std::optional<DataQualityMetrics> TakeMetrics() { return std::nullopt; }
+  // Output columns the table holds NOT NULL although the flow may leave them null (Delta's
+  // rule: such writes are checked row by row): a row with a null there is quarantined when the
+  // flow has a quarantine table, else Apply fails naming the column and the row.
+  virtual Status CheckNotNull(const std::vector<std::string>& columns) {
+    return columns.empty() ? Status::OK()
+                           : Status::NotImplemented("this flow cannot check NOT NULL columns");
+  }
 };
 
 // A flow: one source (a Kafka subscription or a Delta table) into one Delta table.

@@ -21,19 +21,63 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(fs::FileSystem* fs, TableSink
 
 TableSink::~TableSink() { Abort(); }
 
+namespace {
+
+// Whether a nested type written as `flow` fits a table column of type `table`: the same type, and
+// nowhere nullable where the table's is not.
+bool NestedNullabilityFits(const columnar::DataType& table, const columnar::DataType& flow) {
+  for (size_t i = 0; i < table.children().size(); ++i) {
+    const columnar::Field& t = table.children()[i];
+    const columnar::Field& f = flow.children()[i];
+    if (!t.nullable && f.nullable) return false;
+    if (!NestedNullabilityFits(*t.type, *f.type)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> CheckFlowFitsTable(const columnar::Schema& table,
+                                                    const columnar::Schema& flow,
+                                                    const std::string& table_path,
+                                                    const std::string& flow_name) {
+  auto mismatch = [&](const std::string& why) {
+    return Status::InvalidArgument("A schema mismatch detected when writing to the Delta table " +
+                                   table_path + ": the table has (" + table.ToDdl() +
+                                   "), the flow writing " + flow_name + " produces (" +
+                                   flow.ToDdl() + "): " + why +
+                                   ". Write to a new table, or change the query to match.");
+  };
+  if (table.fields.size() != flow.fields.size()) {
+    return mismatch("they have different columns");
+  }
+  std::vector<std::string> checked_per_row;
+  for (const columnar::Field& t : table.fields) {
+    const int i = flow.FieldIndex(t.name);
+    if (i < 0) return mismatch("the flow has no column " + t.name);
+    const columnar::Field& f = flow.fields[i];
+    if (!f.type->EqualsIgnoringNullability(*t.type)) {
+      return mismatch("column " + t.name + " is " + t.type->ToDdl() + " in the table but " +
+                      f.type->ToDdl() + " in the flow");
+    }
+    if (!NestedNullabilityFits(*t.type, *f.type)) {
+      return mismatch("column " + t.name + " has NOT NULL fields in the table that the flow may "
+                      "leave null");
+    }
+    // Delta's rule: non-null values fit nullable columns; a nullable value into a NOT NULL
+    // column is checked row by row.
+    if (!t.nullable && f.nullable) checked_per_row.push_back(f.name);
+  }
+  return checked_per_row;
+}
+
 Status TableSink::OpenOrCreate() {
   auto table = delta::Table::Open(fs_, options_.path);
   if (table.ok()) {
     table_ = std::move(*table);
-    const columnar::Schema& existing = table_->snapshot()->schema();
-    if (!existing.Equals(options_.schema)) {
-      return Status::InvalidArgument("A schema mismatch detected when writing to the Delta table " +
-                                     options_.path + ": the table has (" + existing.ToDdl() +
-                                     "), the flow writing " + options_.name + " produces (" +
-                                     options_.schema.ToDdl() +
-                                     "). Write to a new table, or change the query "
-                                     "to match.");
-    }
+    WEIR_ASSIGN_OR_RETURN(not_null_checks_,
+                          CheckFlowFitsTable(table_->snapshot()->schema(), options_.schema,
+                                             options_.path, options_.name));
     return Status::OK();
   }
   if (!table.status().IsNotFound()) return table.status();

@@ -44,6 +44,16 @@ struct TableSinkOptions {
   std::map<std::string, std::string> auto_compact_settings;
 };
 
+// Whether rows of `flow`'s schema may be written into a table of `table`'s: the same columns
+// (by name, any order) of the same types, nullability aside — a flow's NOT NULL column fits a
+// nullable table column (every Spark-created table's), and a nullable one fits a NOT NULL column
+// when each row is checked: those columns are returned. InvalidArgument (Spark's "schema
+// mismatch", both schemas named) otherwise.
+Result<std::vector<std::string>> CheckFlowFitsTable(const columnar::Schema& table,
+                                                    const columnar::Schema& flow,
+                                                    const std::string& table_path,
+                                                    const std::string& flow_name);
+
 class TableSink {
  public:
   static Result<std::unique_ptr<TableSink>> Open(fs::FileSystem* fs, TableSinkOptions options);
@@ -52,6 +62,9 @@ class TableSink {
   const std::string& name() const { return options_.name; }
   const std::string& path() const { return options_.path; }
   delta::Table& table() { return *table_; }
+  // The flow's columns that may be null where the table's are NOT NULL: each row must be
+  // checked before it is written (Transform::CheckNotNull).
+  const std::vector<std::string>& not_null_checks() const { return not_null_checks_; }
 
   // Refreshes the table and says whether batch `batch_id` of query `query_id` is in it.
   Result<bool> IsCommitted(const std::string& query_id, int64_t batch_id);
@@ -88,6 +101,7 @@ class TableSink {
   // The current batch's transaction (from its first write) and its file writer (owned by it).
   std::unique_ptr<delta::Transaction> txn_;
   delta::DataFileWriter* writer_ = nullptr;
+  std::vector<std::string> not_null_checks_;
   std::vector<columnar::Batch> merge_rows_;  // MERGE: the batch's rows (sharing the inputs' buffers)
 };
 
