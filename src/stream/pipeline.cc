@@ -5,6 +5,10 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "delta/snapshot.h"
+#include "stream/kafka_rows.h"
+#include "stream/table_sink.h"
+
 namespace weir::stream {
 namespace {
 
@@ -76,6 +80,8 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(fs::FileSystem* fs,
 
   std::unique_ptr<Pipeline> pipeline(new Pipeline(fs, std::move(options)));
   const PipelineOptions& o = pipeline->options_;
+  // Every flow is made and checked before any is opened: a pipeline that fails validation
+  // writes nothing (no table, no checkpoint folder).
   for (const sql::StreamingTableDefinition* table : selected) {
     auto flow = std::make_unique<Flow>();
     flow->name = table->name.ToString();
@@ -95,11 +101,67 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(fs::FileSystem* fs,
       }
       if (self->options_.on_progress) self->options_.on_progress(p);
     };
-    Status opened = pipeline->OpenQuery(*flow);
-    if (!opened.ok() && !opened.IsUnavailable()) return opened.WithContext(flow->name);
     pipeline->flows_.push_back(std::move(flow));
   }
+  WEIR_RETURN_NOT_OK(pipeline->Validate());
+  for (auto& flow : pipeline->flows_) {
+    Status opened = pipeline->OpenQuery(*flow);
+    if (!opened.ok() && !opened.IsUnavailable()) return opened.WithContext(flow->name);
+  }
   return pipeline;
+}
+
+Status Pipeline::Validate() {
+  std::map<std::string, columnar::Schema> outputs;  // of the flows checked so far, by table
+  for (auto& flow : flows_) {
+    const FlowSpec& spec = flow->spec;
+    auto fail = [&](const Status& st) { return st.WithContext(flow->name); };
+    columnar::Schema input;
+    if (spec.kafka) {
+      input = KafkaSourceSchema(spec.kafka->include_headers);
+    } else if (spec.delta) {
+      auto upstream = outputs.find(spec.delta->name);
+      if (upstream != outputs.end()) {
+        input = upstream->second;
+      } else {
+        auto source = delta::Snapshot::Load(fs_, spec.delta->path);
+        if (!source.ok() && source.status().IsNotFound()) {
+          return fail(Status::InvalidArgument(
+              "the source table " + spec.delta->name + " does not exist (" + spec.delta->path +
+              ") and the pipeline does not define it; run the pipeline that writes it first"));
+        }
+        if (!source.ok()) {
+          if (source.status().IsUnavailable()) continue;  // checked again when the flow opens
+          return fail(source.status());
+        }
+        input = (*source)->schema();
+      }
+    } else {
+      return fail(Status::InvalidArgument("flow " + spec.name + " has no source"));
+    }
+    columnar::Schema output = input;
+    std::optional<columnar::Schema> quarantine;
+    if (spec.make_transform) {
+      auto transform = spec.make_transform(input);
+      if (!transform.ok()) return fail(transform.status());
+      output = (*transform)->output_schema();
+      if (const columnar::Schema* q = (*transform)->quarantine_schema()) quarantine = *q;
+    }
+    auto fits_existing = [&](const std::string& path, const std::string& name,
+                             const columnar::Schema& schema) -> Status {
+      auto existing = delta::Snapshot::Load(fs_, path);
+      if (existing.ok()) return CheckFlowFitsTable((*existing)->schema(), schema, path, name).status();
+      if (existing.status().IsNotFound() || existing.status().IsUnavailable()) return Status::OK();
+      return existing.status();
+    };
+    if (Status st = fits_existing(spec.table_path, spec.name, output); !st.ok()) return fail(st);
+    if (quarantine) {
+      Status st = fits_existing(spec.quarantine_path, spec.quarantine_name, *quarantine);
+      if (!st.ok()) return fail(st);
+    }
+    outputs[spec.name] = std::move(output);
+  }
+  return Status::OK();
 }
 
 Status Pipeline::OpenQuery(Flow& flow) {

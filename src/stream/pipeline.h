@@ -111,6 +111,10 @@ class Pipeline {
  private:
   struct Flow;
   Pipeline(fs::FileSystem* fs, PipelineOptions options);
+  // Checks every flow without writing anything: its SELECT binds against its source's schema
+  // (Kafka's, an upstream flow's output, or the existing table's) and its output fits an existing
+  // table. Unreachable storage is left to the flows' opening (and retries).
+  Status Validate();
   Status OpenQuery(Flow& flow);
   void CloseQuery(Flow& flow);
   Status RunFlow(Flow& flow);
