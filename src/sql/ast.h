@@ -308,12 +308,16 @@ struct Expectation {
 
 // CREATE [OR REFRESH] STREAMING [LIVE] TABLE name [(columns and constraints)]
 //   [PARTITIONED BY (cols)] [COMMENT '...'] [TBLPROPERTIES ('k' = 'v', ...)]
-//   [MERGE ON (keys) [WHEN MATCHED THEN UPDATE SET *]] AS query
+//   [MERGE ON (keys) [AND target_condition] [WHEN MATCHED THEN UPDATE SET *]] AS query
 // MERGE ON (keys) [WHEN MATCHED THEN UPDATE SET *]: the flow upserts each micro-batch into its
 // table on the key columns (Delta MERGE, as Spark's foreachBatch + MERGE) instead of appending.
+// `MERGE ON (keys) AND <condition>`: the condition is over the target's columns (t.col, as in a
+// MERGE INTO ... ON clause): target rows outside it never match, and target files that cannot
+// hold such rows are not read — the time predicate that keeps a MERGE from scanning all of bronze.
 struct MergeClause {
   std::vector<std::string> keys;
   bool when_matched_update = false;  // else matched rows are dropped (insert-only dedup)
+  ExprPtr target_condition;          // null when absent
 };
 
 struct CreateStreamingTable {

@@ -248,6 +248,9 @@ class Parser {
           if (AcceptOperator(")")) break;
           WEIR_RETURN_NOT_OK(ExpectOperator(","));
         }
+        if (AcceptKeyword("AND")) {
+          WEIR_ASSIGN_OR_RETURN(merge.target_condition, ParseExpr());
+        }
         if (AcceptKeyword("WHEN")) {
           WEIR_RETURN_NOT_OK(ExpectKeyword("MATCHED"));
           if (Peek().IsKeyword("AND")) {

@@ -7,6 +7,7 @@
 
 #include "columnar/json_lines.h"
 #include "columnar/text_format.h"
+#include "delta/partition_value.h"
 #include "expr/binder.h"
 #include "expr/evaluator.h"
 #include "expr/projection.h"
@@ -226,6 +227,129 @@ class SqlTransform : public Transform {
   DataQualityMetrics metrics_;
 };
 
+// The value of a constant expression (current_timestamp() - INTERVAL 1 DAY, a literal) in the
+// protocol's text form, as a merge condition takes it; evaluated at `now_ms`.
+Result<std::optional<std::string>> EvaluateConstant(const expr::BoundExprPtr& value, int64_t now_ms) {
+  WEIR_ASSIGN_OR_RETURN(expr::Projection projection, expr::Projection::Make({{"v", value, {}}}));
+  columnar::Batch one;
+  one.num_rows_without_columns = 1;
+  expr::EvalContext context;
+  context.StartBatch(1, now_ms * 1000);
+  WEIR_ASSIGN_OR_RETURN(columnar::Batch out, projection.Evaluate(one, context));
+  return delta::SerializePartitionValue(out.columns[0], 0);
+}
+
+// `MERGE ON (keys) AND <condition>`: each conjunct must compare a target column (t.col or col)
+// with a constant expression (=, >=, <=, BETWEEN, IN), which becomes a prune condition of the
+// merge; the constants are evaluated each time the merge runs.
+Result<std::function<Result<std::vector<delta::ColumnCondition>>()>> MergeTargetConditions(
+    const sql::Expr& condition) {
+  std::vector<const sql::Expr*> conjuncts;
+  std::vector<const sql::Expr*> todo = {&condition};
+  while (!todo.empty()) {
+    const sql::Expr* e = todo.back();
+    todo.pop_back();
+    const auto* b = std::get_if<sql::Binary>(&e->node);
+    if (b != nullptr && b->op == sql::BinaryOp::kAnd) {
+      todo.push_back(b->right.get());
+      todo.push_back(b->left.get());
+    } else {
+      conjuncts.push_back(e);
+    }
+  }
+  auto target_column = [](const sql::Expr& e) -> std::optional<std::string> {
+    const auto* ref = std::get_if<sql::ColumnRef>(&e.node);
+    if (ref == nullptr) return std::nullopt;
+    if (ref->parts.size() == 1) return ref->parts[0];
+    if (ref->parts.size() == 2 && columnar::EqualsIgnoreAsciiCase(ref->parts[0], "t")) return ref->parts[1];
+    return std::nullopt;
+  };
+  const columnar::Schema no_columns;
+  expr::Binder constants(no_columns);
+  auto bad = [&](const sql::Expr& e) {
+    return Status::InvalidArgument(
+        e.location.ToString() + ": a MERGE ON condition compares a target column (t.col) with a "
+        "constant (=, >=, <=, BETWEEN or IN; current_timestamp() is allowed), not " +
+        sql::ToSql(e));
+  };
+  struct Part {
+    std::string column;
+    enum class Kind { kMin, kMax, kEqual, kIn } kind;
+    std::vector<expr::BoundExprPtr> values;
+  };
+  std::vector<Part> parts;
+  for (const sql::Expr* e : conjuncts) {
+    Part part;
+    if (const auto* b = std::get_if<sql::Binary>(&e->node)) {
+      std::optional<std::string> left = target_column(*b->left);
+      std::optional<std::string> right = target_column(*b->right);
+      const sql::Expr* value = left ? b->right.get() : b->left.get();
+      if (!left && !right) return bad(*e);
+      part.column = left ? *left : *right;
+      const bool flipped = !left;
+      switch (b->op) {
+        case sql::BinaryOp::kEqual: part.kind = Part::Kind::kEqual; break;
+        case sql::BinaryOp::kGreaterEqual:
+          part.kind = flipped ? Part::Kind::kMax : Part::Kind::kMin;
+          break;
+        case sql::BinaryOp::kLessEqual:
+          part.kind = flipped ? Part::Kind::kMin : Part::Kind::kMax;
+          break;
+        default: return bad(*e);
+      }
+      auto bound = constants.Bind(*value);
+      if (!bound.ok()) return bad(*e);
+      part.values.push_back(*bound);
+    } else if (const auto* between = std::get_if<sql::Between>(&e->node)) {
+      std::optional<std::string> column = target_column(*between->operand);
+      if (!column || between->negated) return bad(*e);
+      for (const sql::ExprPtr* bound_expr : {&between->low, &between->high}) {
+        Part p{*column, bound_expr == &between->low ? Part::Kind::kMin : Part::Kind::kMax, {}};
+        auto bound = constants.Bind(**bound_expr);
+        if (!bound.ok()) return bad(*e);
+        p.values.push_back(*bound);
+        parts.push_back(std::move(p));
+      }
+      continue;
+    } else if (const auto* in = std::get_if<sql::InList>(&e->node)) {
+      std::optional<std::string> column = target_column(*in->operand);
+      if (!column || in->negated) return bad(*e);
+      part.column = *column;
+      part.kind = Part::Kind::kIn;
+      for (const sql::ExprPtr& v : in->list) {
+        auto bound = constants.Bind(*v);
+        if (!bound.ok()) return bad(*e);
+        part.values.push_back(*bound);
+      }
+    } else {
+      return bad(*e);
+    }
+    parts.push_back(std::move(part));
+  }
+  return std::function<Result<std::vector<delta::ColumnCondition>>()>(
+      [parts = std::move(parts)]() -> Result<std::vector<delta::ColumnCondition>> {
+        const int64_t now_ms = delta::NowMillis();
+        std::vector<delta::ColumnCondition> out;
+        for (const Part& p : parts) {
+          delta::ColumnCondition c;
+          c.column = p.column;
+          std::vector<std::optional<std::string>> values;
+          for (const expr::BoundExprPtr& v : p.values) {
+            WEIR_ASSIGN_OR_RETURN(std::optional<std::string> text, EvaluateConstant(v, now_ms));
+            values.push_back(std::move(text));
+          }
+          switch (p.kind) {
+            case Part::Kind::kMin: c.min = values[0]; break;
+            case Part::Kind::kMax: c.max = values[0]; break;
+            case Part::Kind::kEqual: c.min = c.max = values[0]; break;
+            case Part::Kind::kIn: c.in = std::move(values); break;
+          }
+          out.push_back(std::move(c));
+        }
+        return out;
+      });
+}
+
 // read_kafka's argument names as Spark's Kafka source option names.
 std::string SparkOptionName(const std::string& name) {
   if (name == "bootstrapServers") return "kafka.bootstrap.servers";
@@ -372,8 +496,12 @@ Result<FlowSpec> MakeFlow(const sql::StreamingTableDefinition& definition,
     }
   }
   if (definition.statement.merge) {
-    spec.merge = FlowSpec::Merge{definition.statement.merge->keys,
-                                 definition.statement.merge->when_matched_update};
+    const sql::MergeClause& merge = *definition.statement.merge;
+    spec.merge = FlowSpec::Merge{merge.keys, merge.when_matched_update, nullptr};
+    if (merge.target_condition) {
+      WEIR_ASSIGN_OR_RETURN(spec.merge->target_conditions,
+                            MergeTargetConditions(*merge.target_condition));
+    }
   }
   spec.table_properties = definition.statement.table_properties;
   if (query.drop_duplicates) {

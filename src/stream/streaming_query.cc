@@ -184,7 +184,8 @@ class StreamingQuery::Impl {
 
   std::optional<TableSinkOptions::Merge> SinkMerge() const {
     if (!spec_.merge) return std::nullopt;
-    return TableSinkOptions::Merge{spec_.merge->keys, spec_.merge->when_matched_update};
+    return TableSinkOptions::Merge{spec_.merge->keys, spec_.merge->when_matched_update,
+                                   spec_.merge->target_conditions};
   }
 
   const std::string& id() const { return checkpoint_->query_id(); }

@@ -21,6 +21,7 @@
 
 #include "base/result.h"
 #include "columnar/column.h"
+#include "delta/merge.h"
 #include "fs/file_system.h"
 #include "kafka/options.h"
 #include "stream/progress.h"
@@ -92,6 +93,10 @@ struct FlowSpec {
   struct Merge {
     std::vector<std::string> keys;
     bool when_matched_update = false;
+    // MERGE ON (keys) AND <condition over the target>: the condition's conjuncts as the target-
+    // side conditions of delta::MergeOptions::prune, evaluated when the merge runs (as Spark
+    // evaluates current_timestamp() in a foreachBatch MERGE); null without a condition.
+    std::function<Result<std::vector<delta::ColumnCondition>>()> target_conditions;
   };
   std::optional<Merge> merge;
   // The pipeline's spark.databricks.delta.autoCompact.* settings (delta.autoOptimize.autoCompact).

@@ -185,6 +185,9 @@ Result<int64_t> TableSink::CommitMerge(const std::string& query_id, int64_t batc
   delta::MergeOptions merge;
   merge.keys = options_.merge->keys;
   merge.when_matched_update = options_.merge->when_matched_update;
+  if (options_.merge->target_conditions) {
+    WEIR_ASSIGN_OR_RETURN(merge.prune, options_.merge->target_conditions());
+  }
   merge.txn = delta::SetTransaction{query_id, batch_id, /*last_updated=*/std::nullopt};  // at commit
   WEIR_ASSIGN_OR_RETURN(std::unique_ptr<delta::PreparedMerge> prepared,
                         delta::PreparedMerge::Prepare(snapshot, source, std::move(merge)));

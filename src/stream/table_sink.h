@@ -17,6 +17,7 @@
 #include "base/result.h"
 #include "columnar/column.h"
 #include "delta/data_writer.h"
+#include "delta/merge.h"
 #include "delta/table.h"
 #include "delta/transaction.h"
 #include "fs/file_system.h"
@@ -37,6 +38,8 @@ struct TableSinkOptions {
   struct Merge {
     std::vector<std::string> keys;
     bool when_matched_update = false;
+    // Target-side conditions of the MERGE (FlowSpec::Merge::target_conditions), or null.
+    std::function<Result<std::vector<delta::ColumnCondition>>()> target_conditions;
   };
   std::optional<Merge> merge;
   // spark.databricks.delta.autoCompact.* settings of the pipeline (overrides of the table's
