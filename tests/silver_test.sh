@@ -33,7 +33,7 @@ expect() {  # expect NAME EXPECTED-JSON-LINE SQL
 }
 
 # 0. The tutorial's local check: Kafka-shaped rows with one duplicate delivery and one malformed
-# payload give exactly the silver rows and the quarantine count the seed prints.
+# payload give exactly the silver rows and the quarantine count the tutorial prints.
 tutorial_lake=$work/tutorial
 sed "s/subscribe            => 'orders'/subscribe            => 'tutorial'/" "$pipeline" > "$work/tutorial.sql"
 ev() { echo "{\"event_id\":\"$1\",\"order_id\":\"$2\",\"status\":\"$3\",\"amount\":$4,\"event_time\":\"$5\"}"; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # weir continues a Spark Structured Streaming query from Spark's own checkpoint (issue 10,
 # deliverable 4): the Kafka-source fixture written by Spark 2.4.3
-# (shared/conformance/spark-checkpoints/.../checkpoint-version-2.4.3-kafka-include-headers-default:
+# ($WEIR_CONFORMANCE_DIR/spark-checkpoints/.../checkpoint-version-2.4.3-kafka-include-headers-default:
 # batch 0 committed, every partition 0-4 of its topic at offset 3). weir must run batch 1 from
 # exactly offset 3 (no gap, no duplicate), commit to Delta with txn appId = the checkpoint's query
 # id, and leave the checkpoint in Spark's format (offsets/N, commits/N, the recorded conf kept).
@@ -30,10 +30,13 @@ SELECT CAST(value AS STRING) AS value, partition, offset
 FROM STREAM read_kafka(bootstrapServers => '${bootstrap}', subscribe => '${topic}',
                        startingOffsets => 'earliest', maxOffsetsPerTrigger => '${max}');
 SQL
-setup_lake() {  # setup_lake DIR: the fixture as the flow's checkpoint (the corpus is read-only)
+setup_lake() {  # setup_lake DIR [--keep-state]: the fixture as the flow's checkpoint (the corpus is read-only)
   mkdir -p "$1/_checkpoints"
   cp -r "$fixture" "$1/_checkpoints/main.default.spark_resume"
   chmod -R u+w "$1"
+  # Spark's query behind the fixture was stateful (state/0/<shuffle partition>/1.delta); weir
+  # continues the offset and commit logs of a stateless query, so the state goes unless asked for.
+  [ "${2:-}" = --keep-state ] || rm -rf "$1/_checkpoints/main.default.spark_resume/state"
   # The Delta table the Spark query wrote (batch 0's rows are not part of the fixture): a flow
   # whose checkpoint records commits refuses to recreate a missing table.
   : > "$work/empty.jsonl"
@@ -50,6 +53,14 @@ rows() {  # rows TABLE: "partition,offset,value" lines, sorted
 expected_rows() {  # expected_rows FIRST LAST
   for p in 0 1 2 3 4; do for i in $(seq "$1" "$2"); do echo "$p,$i,p$p-$i"; done; done
 }
+
+# 0. As Spark left it, with its state store files, the checkpoint is refused naming the state (weir
+# cannot continue a Spark stateful query's state) and nothing is written.
+setup_lake "$work/stateful" --keep-state
+run_flow "$work/stateful" 5
+check "a checkpoint holding Spark state is refused" test $? -ne 0
+check "naming the state file and what to do" grep -q "holds the state of a Spark stateful query (state file state/0/.*new checkpoint folder" "$work/run.log"
+check "and nothing is committed" test ! -e "$work/stateful/main/default/spark_resume/_delta_log/00000000000000000001.json"
 
 # 1. Resume the committed Spark query: batches 1 and 2 (maxOffsetsPerTrigger 5 = one record per
 # partition per batch) over offsets 3 and 4.
@@ -139,6 +150,7 @@ bare=$work/bare
 mkdir -p "$bare/_checkpoints"
 cp -r "$fixture" "$bare/_checkpoints/main.default.spark_resume"
 chmod -R u+w "$bare"
+rm -rf "$bare/_checkpoints/main.default.spark_resume/state"
 run_flow "$bare" 5
 check "without its table the checkpoint is refused (Corruption), no table is created" \
   bash -c "grep -q 'Corruption.*is missing' '$work/run.log' && [ ! -e '$bare/main/default/spark_resume/_delta_log' ]"

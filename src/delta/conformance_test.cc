@@ -1,5 +1,5 @@
-// Reads every Delta table of the shared conformance corpus (DAT, Delta golden tables, delta-rs,
-// delta-kernel-rs; shared/conformance/delta/MANIFEST.md) and compares it with its expected
+// Reads every Delta table of the conformance corpus (DAT, Delta golden tables, delta-rs,
+// delta-kernel-rs; $WEIR_CONFORMANCE_DIR/delta/MANIFEST.md) and compares it with its expected
 // content where the corpus has one (Spark-written Parquet, compared as sorted sets of JSON rows,
 // independent of column order). Tables using reader features weir does not support must be
 // refused naming the feature; error-case tables must fail as the MANIFEST says; tables without
@@ -28,13 +28,6 @@ using Json = nlohmann::json;
 
 fs::FileSystem* Local() { return fs::LocalFileSystem::Default(); }
 
-// Empty when $WEIR_CONFORMANCE_DIR is not set (the Makefile sets it).
-std::string CorpusDir() {
-  if (const char* dir = std::getenv("WEIR_CONFORMANCE_DIR"); dir && *dir) {
-    return std::string(dir) + "/delta";
-  }
-  return "";
-}
 
 // Tables weir refuses, with the feature its message must name.
 const std::map<std::string, std::string> kRefused = {
@@ -219,16 +212,7 @@ class ConformanceTest : public ::testing::Test {
 };
 
 TEST_F(ConformanceTest, EveryTable) {
-  const std::string corpus = CorpusDir();
-  if (!stdfs::is_directory(corpus)) {
-    const char* ci = std::getenv("CI");
-    std::fprintf(stderr,
-                 "\n*** SKIPPED: Delta conformance corpus not found at %s ***\n"
-                 "*** set WEIR_CONFORMANCE_DIR to the conformance corpora (make test does) ***\n\n",
-                 corpus.c_str());
-    if (ci && std::string(ci) == "true") FAIL() << "conformance corpus missing and CI=true";
-    GTEST_SKIP() << "conformance corpus missing: " << corpus;
-  }
+  WEIR_REQUIRE_CONFORMANCE(corpus, "delta");
   Tally tally;
   std::vector<std::string> tables;
   for (const auto& group : stdfs::directory_iterator(corpus)) {
@@ -297,15 +281,11 @@ TEST_F(ConformanceTest, EveryTable) {
 class ConformanceFactsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!stdfs::is_directory(CorpusDir())) {
-      const char* ci = std::getenv("CI");
-      if (ci && std::string(ci) == "true") FAIL() << "conformance corpus missing and CI=true";
-      GTEST_SKIP() << "conformance corpus missing (set WEIR_CONFORMANCE_DIR)";
-    }
+    WEIR_REQUIRE_CONFORMANCE(corpus, "delta");
   }
   Result<std::shared_ptr<const Snapshot>> Load(const std::string& name,
                                                std::optional<int64_t> version = std::nullopt) {
-    return Snapshot::Load(Local(), CorpusDir() + "/" + name + "/delta", version);
+    return Snapshot::Load(Local(), weir::testing::ConformancePath("delta") + "/" + name + "/delta", version);
   }
 };
 

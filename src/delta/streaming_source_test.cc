@@ -32,10 +32,6 @@ using ::testing::HasSubstr;
 
 fs::FileSystem* Local() { return fs::LocalFileSystem::Default(); }
 
-std::string ConformanceDir() {
-  const char* env = std::getenv("WEIR_CONFORMANCE_DIR");
-  return env && *env ? env : "/work/shared/conformance";
-}
 
 Offset MakeOffset(std::string id, int64_t version, int64_t index, bool initial) {
   Offset o;
@@ -912,12 +908,10 @@ TEST(DeltaSourceOrderTest, ColumnMappingRenameIsAnIncompatibleSchemaChange) {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Tables written by Spark (shared/conformance)
+// Tables written by Spark ($WEIR_CONFORMANCE_DIR)
 
 TEST(DeltaSourceConformanceTest, Delta020HistoryTable) {
-  const std::string root =
-      ConformanceDir() + "/spark-checkpoints/delta-spark/delta/history/delta-0.2.0";
-  if (!stdfs::exists(root)) GTEST_SKIP() << "no conformance corpus at " << root;
+  WEIR_REQUIRE_CONFORMANCE(root, "spark-checkpoints/delta-spark/delta/history/delta-0.2.0");
   // Default start: the snapshot at version 3 (two files of the overwrite, one streamed file).
   ASSERT_OK_AND_ASSIGN(auto source, DeltaSource::Open(Local(), root));
   ASSERT_OK_AND_ASSIGN(auto end, source->LatestOffset(std::nullopt, source->DefaultReadLimit()));
@@ -968,8 +962,7 @@ TEST(DeltaSourceConformanceTest, Delta020HistoryTable) {
 }
 
 TEST(DeltaSourceConformanceTest, DatTables) {
-  const std::string dat = ConformanceDir() + "/delta/dat";
-  if (!stdfs::exists(dat)) GTEST_SKIP() << "no conformance corpus at " << dat;
+  WEIR_REQUIRE_CONFORMANCE(dat, "delta/dat");
   // basic_append: two appends streamed from version 0 give the table's five rows.
   auto from0 = DeltaSourceOptions::FromMap({{"startingVersion", "0"}}).ValueOrDie();
   ASSERT_OK_AND_ASSIGN(auto source, DeltaSource::Open(Local(), dat + "/basic_append/delta", from0));

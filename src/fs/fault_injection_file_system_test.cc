@@ -374,7 +374,7 @@ TEST_F(FaultInjectionFileSystemTest, IsSafeToUseFromSeveralThreads) {
 
 TEST_F(FaultInjectionFileSystemTest, TakeEffectThenFailCarriesOutTheCallAndReportsEio) {
   FaultInjectionFileSystem fs(&local_);
-  fs.AddRule(FaultRule{.op = FileOp::kPutIfAbsent, .mode = FaultMode::kTakeEffectThenFail});
+  fs.AddRule(FaultRule{.op = FileOp::kPutIfAbsent, .path_substring = {}, .mode = FaultMode::kTakeEffectThenFail});
   Status put = fs.PutIfAbsent(Path("commit.json"), "ours");
   EXPECT_TRUE(put.IsIOError()) << put.ToString();
   EXPECT_NE(put.message().find("took effect"), std::string::npos) << put.ToString();
@@ -389,7 +389,7 @@ TEST_F(FaultInjectionFileSystemTest, TakeEffectThenFailOnEveryKindOfMutation) {
   FaultInjectionFileSystem fs(&local_);
   auto lie = [&](FileOp op) {
     fs.ClearRules();
-    fs.AddRule(FaultRule{.op = op, .mode = FaultMode::kTakeEffectThenFail});
+    fs.AddRule(FaultRule{.op = op, .path_substring = {}, .mode = FaultMode::kTakeEffectThenFail});
   };
   lie(FileOp::kCreateDirs);
   EXPECT_TRUE(fs.CreateDirs(Path("d/e")).IsIOError());
@@ -423,7 +423,7 @@ TEST_F(FaultInjectionFileSystemTest, TakeEffectThenFailOnEveryKindOfMutation) {
 
 TEST_F(FaultInjectionFileSystemTest, ReadsOfThePathFailForAWhileAfterALie) {
   FaultInjectionFileSystem fs(&local_);
-  fs.AddRule(FaultRule{.op = FileOp::kPutIfAbsent,
+  fs.AddRule(FaultRule{.op = FileOp::kPutIfAbsent, .path_substring = {},
                        .mode = FaultMode::kTakeEffectThenFail,
                        .then_fail_reads = 2});
   EXPECT_TRUE(fs.PutIfAbsent(Path("c"), "x").IsIOError());
@@ -440,7 +440,7 @@ TEST_F(FaultInjectionFileSystemTest, CrashAfterCarriesOutTheCallThenCrashes) {
   ASSERT_OK(fs.CreateDirs(Path("sub")));
   ASSERT_OK_AND_ASSIGN(auto file, fs.OpenForWrite(Path("sub/data")));
   ASSERT_OK(file->Append("unsynced"));
-  fs.AddRule(FaultRule{.op = FileOp::kPutIfAbsent, .mode = FaultMode::kCrashAfter});
+  fs.AddRule(FaultRule{.op = FileOp::kPutIfAbsent, .path_substring = {}, .mode = FaultMode::kCrashAfter});
   EXPECT_OK(fs.PutIfAbsent(Path("commit"), "c"));  // the call returns as it would
   EXPECT_TRUE(fs.crashed());
   EXPECT_EQ(OnDisk(Path("commit")), "c");        // durable when it returned

@@ -70,15 +70,6 @@ TEST(OffsetsTest, TimestampJson) {
             std::string::npos);
 }
 
-// Offset JSON written by Spark itself (shared/conformance/spark-checkpoints).
-std::filesystem::path ConformanceDir() {
-  if (const char* d = std::getenv("WEIR_CONFORMANCE_DIR")) return d;
-  if (const char* s = std::getenv("WEIR_SOURCE_DIR")) {
-    return std::filesystem::path(s) / ".." / "shared" / "conformance";
-  }
-  return std::filesystem::path("..") / "shared" / "conformance";
-}
-
 std::string ReadFile(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
@@ -87,14 +78,9 @@ std::string ReadFile(const std::filesystem::path& p) {
 }
 
 TEST(OffsetsTest, ParsesOffsetsWrittenBySpark) {
-  auto dir = ConformanceDir() / "spark-checkpoints" / "spark-kafka-0-10-sql";
-  if (!std::filesystem::exists(dir)) {
-    if (std::getenv("CI") && std::string(std::getenv("CI")) == "true") {
-      FAIL() << "conformance corpus missing at " << dir;
-    }
-    GTEST_SKIP() << "SKIPPED LOUDLY: conformance corpus not found at " << dir
-                 << " (set WEIR_CONFORMANCE_DIR)";
-  }
+  // Offset JSON written by Spark itself.
+  WEIR_REQUIRE_CONFORMANCE(corpus, "spark-checkpoints/spark-kafka-0-10-sql");
+  const std::filesystem::path dir = corpus;
   // A KafkaSourceOffset as text.
   std::string text = ReadFile(dir / "kafka-source-offset-version-2.1.0.txt");
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();

@@ -813,16 +813,6 @@ TEST(ByteStreamSplitTest, RoundTripsEveryWidth) {
 // Real files from apache/parquet-testing: uncompressed DataPage v2 files with DELTA encodings,
 // decoded and compared with the expected CSVs.
 
-std::filesystem::path ConformanceDir() {
-  if (const char* dir = std::getenv("WEIR_CONFORMANCE_DIR")) return dir;
-  std::filesystem::path source;
-  if (const char* dir = std::getenv("WEIR_SOURCE_DIR")) {
-    source = dir;
-  } else {
-    source = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
-  }
-  return source / ".." / "shared" / "conformance";
-}
 
 std::string ReadFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -930,12 +920,8 @@ Status DecodeColumn(const std::string& file, const SchemaElement& leaf, const Co
 }
 
 void ExpectFileMatchesCsv(const std::string& parquet_name, const std::string& csv_name) {
-  const std::filesystem::path dir = ConformanceDir() / "parquet";
-  if (!std::filesystem::exists(dir)) {
-    const char* ci = std::getenv("CI");
-    if (ci != nullptr && std::string(ci) == "true") FAIL() << "conformance corpus missing";
-    GTEST_SKIP() << "CONFORMANCE CORPUS NOT FOUND at " << dir << " (set WEIR_CONFORMANCE_DIR)";
-  }
+  WEIR_REQUIRE_CONFORMANCE(corpus, "parquet");
+  const std::filesystem::path dir = corpus;
   const std::string file = ReadFile(dir / parquet_name);
   const auto rows = ReadCsv(ReadFile(dir / csv_name));
   uint32_t footer_len;

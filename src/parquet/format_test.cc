@@ -378,18 +378,8 @@ TEST(FormatTest, RandomMutationsNeverCrash) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Real files from apache/parquet-testing (shared/conformance/parquet).
+// Real files from apache/parquet-testing ($WEIR_CONFORMANCE_DIR/parquet).
 
-std::filesystem::path ConformanceDir() {
-  if (const char* dir = std::getenv("WEIR_CONFORMANCE_DIR")) return dir;
-  std::filesystem::path source;
-  if (const char* dir = std::getenv("WEIR_SOURCE_DIR")) {
-    source = dir;
-  } else {
-    source = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
-  }
-  return source / ".." / "shared" / "conformance";
-}
 
 std::string ReadFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -451,15 +441,8 @@ Status WalkPages(const std::string& file, const FileMetaData& meta, int64_t* pag
 class ConformanceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = ConformanceDir() / "parquet";
-    if (!std::filesystem::exists(dir_)) {
-      const char* ci = std::getenv("CI");
-      if (ci != nullptr && std::string(ci) == "true") {
-        FAIL() << "conformance corpus missing at " << dir_;
-      }
-      GTEST_SKIP() << "CONFORMANCE CORPUS NOT FOUND at " << dir_
-                   << " (set WEIR_CONFORMANCE_DIR); skipping";
-    }
+    WEIR_REQUIRE_CONFORMANCE(corpus, "parquet");
+    dir_ = corpus;
   }
   std::filesystem::path dir_;
 };

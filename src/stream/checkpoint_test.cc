@@ -15,23 +15,6 @@ namespace {
 
 namespace stdfs = std::filesystem;
 
-// The Spark-written fixtures ($WEIR_CONFORMANCE_DIR/spark-checkpoints); empty when absent.
-std::string SparkFixtures() {
-  const char* dir = std::getenv("WEIR_CONFORMANCE_DIR");
-  if (dir == nullptr || *dir == '\0') return "";
-  std::string path = std::string(dir) + "/spark-checkpoints";
-  return stdfs::exists(path) ? path : "";
-}
-
-#define REQUIRE_FIXTURES(var)                                                     \
-  std::string var = SparkFixtures();                                              \
-  if (var.empty()) {                                                              \
-    if (std::getenv("CI") && std::string(std::getenv("CI")) == "true") {          \
-      FAIL() << "conformance corpus missing under CI (set WEIR_CONFORMANCE_DIR)"; \
-    }                                                                             \
-    GTEST_SKIP() << "SKIPPED LOUDLY: spark-checkpoints corpus not found";         \
-  }
-
 class CheckpointTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -178,7 +161,7 @@ TEST_F(CheckpointTest, PurgeKeepsTheLastHundred) {
 }
 
 TEST_F(CheckpointTest, ReadsSparkKafkaCheckpoint) {
-  REQUIRE_FIXTURES(fixtures);
+  WEIR_REQUIRE_CONFORMANCE(fixtures, "spark-checkpoints");
   std::string dir = CopyFixture(fixtures,
                                 "spark-kafka-0-10-sql/structured-streaming/"
                                 "checkpoint-version-2.4.3-kafka-include-headers-default");
@@ -206,7 +189,7 @@ TEST_F(CheckpointTest, ReadsSparkKafkaCheckpoint) {
 // weir continuing a Spark query keeps the SQL confs Spark recorded (Spark re-applies them from the
 // latest offsets file on restart; a changed shuffle partition count would orphan its state).
 TEST_F(CheckpointTest, ContinuingASparkCheckpointKeepsItsConf) {
-  REQUIRE_FIXTURES(fixtures);
+  WEIR_REQUIRE_CONFORMANCE(fixtures, "spark-checkpoints");
   std::string dir = CopyFixture(fixtures,
                                 "spark-kafka-0-10-sql/structured-streaming/"
                                 "checkpoint-version-2.4.3-kafka-include-headers-default");
@@ -251,7 +234,7 @@ TEST_F(CheckpointTest, FirstBatchConfIsKept) {
 }
 
 TEST_F(CheckpointTest, SparkFixturesResumeAsExpected) {
-  REQUIRE_FIXTURES(fixtures);
+  WEIR_REQUIRE_CONFORMANCE(fixtures, "spark-checkpoints");
   struct Case {
     const char* dir;
     RestartPlan::Kind kind;
@@ -286,7 +269,7 @@ TEST_F(CheckpointTest, SparkFixturesResumeAsExpected) {
 // checkpoint (the fixture's `limit` query, RocksDB checkpoint format v2) is refused clearly; the
 // same checkpoint with its state gone and empty stateUniqueIds (a stateless query) resumes.
 TEST_F(CheckpointTest, SparkFourCommitLogV2IsReadAndStatefulQueriesAreRefused) {
-  REQUIRE_FIXTURES(fixtures);
+  WEIR_REQUIRE_CONFORMANCE(fixtures, "spark-checkpoints");
   std::string dir = CopyFixture(
       fixtures, "spark-sql-core/structured-streaming/checkpoint-version-4.0.0-checkpoint-v2/rocksdb/limit");
   ASSERT_OK_AND_ASSIGN(auto cp, Checkpoint::Open(&fs_, dir));

@@ -294,16 +294,24 @@ class FaultMatrixTest : public ::testing::Test {
 };
 
 TEST_F(FaultMatrixTest, Bronze) {
-  RunMatrix({.name = "bronze", .sql = kBronze}, /*spread=*/50);
+  RunMatrix({.name = "bronze", .sql = kBronze, .bronze_clauses = "", .settings = {}},
+            /*spread=*/50);
 }
 
 TEST_F(FaultMatrixTest, BronzeSilverQuarantineWithDedupState) {
-  RunMatrix({.name = "bronze + silver", .sql = std::string(kBronze) + kSilver, .silver = true},
+  RunMatrix({.name = "bronze + silver",
+             .sql = std::string(kBronze) + kSilver,
+             .bronze_clauses = "",
+             .settings = {},
+             .silver = true},
             /*spread=*/70);
 }
 
 TEST_F(FaultMatrixTest, MergeFlow) {
-  RunMatrix({.name = "merge", .sql = kBronze, .bronze_clauses = "MERGE ON (eh_partition, eh_offset)"},
+  RunMatrix({.name = "merge",
+             .sql = kBronze,
+             .bronze_clauses = "MERGE ON (eh_partition, eh_offset)",
+             .settings = {}},
             /*spread=*/40);
 }
 

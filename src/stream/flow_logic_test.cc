@@ -149,7 +149,9 @@ class FlowFile {
             want_rows.push_back(e);
           }
         }
-        if (!expected.empty()) EXPECT_EQ(run->rows, want_rows) << where;
+        if (!expected.empty()) {
+          EXPECT_EQ(run->rows, want_rows) << where;
+        }
       } else {
         FAIL() << where << ": unknown record '" << l << "'";
       }

@@ -8,7 +8,7 @@
 //  - wasm_write.mjs writes DataPage V2 headers and keeps the rows,
 //  - row order on a multi-row-group file, Delta log / checkpoint reading, exit codes,
 //  - DuckDB against the upstream *_expect.csv files,
-//  - every file under shared/conformance/parquet against the table EXPECTED below (what each reader does
+//  - every file under $WEIR_CONFORMANCE_DIR/parquet against the table EXPECTED below (what each reader does
 //    with it is a fact of the pinned versions; a change there should be noticed).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
