@@ -4,12 +4,21 @@
 #include <set>
 #include <strings.h>
 
+#include <nlohmann/json.hpp>
+
 #include "delta/log_path.h"
 #include "delta/partition_value.h"
 #include "delta/table_features.h"
 #include "delta/uuid.h"
 
 namespace weir::delta {
+
+namespace {
+
+// A JSON string literal of `s` (RFC 8259 escapes).
+std::string JsonQuote(const std::string& s) { return nlohmann::json(s).dump(); }
+
+}  // namespace
 
 Result<std::unique_ptr<Table>> Table::Open(fs::FileSystem* fs, std::string path) {
   WEIR_ASSIGN_OR_RETURN(auto snapshot, Snapshot::Load(fs, path));
@@ -19,7 +28,8 @@ Result<std::unique_ptr<Table>> Table::Open(fs::FileSystem* fs, std::string path)
 Result<std::unique_ptr<Table>> Table::Create(fs::FileSystem* fs, std::string path,
                                              columnar::Schema schema,
                                              std::vector<std::string> partition_columns,
-                                             StringMap properties) {
+                                             StringMap properties,
+                                             std::optional<std::string> description) {
   if (schema.fields.empty()) {
     return Status::InvalidArgument("a Delta table needs at least one column");
   }
@@ -62,6 +72,7 @@ Result<std::unique_ptr<Table>> Table::Create(fs::FileSystem* fs, std::string pat
   metadata.schema_string = columnar::SchemaToDeltaJson(schema);
   metadata.partition_columns = canonical;
   metadata.configuration = std::move(properties);
+  metadata.description = std::move(description);
   metadata.created_time = NowMillis();
 
   WEIR_RETURN_NOT_OK(fs->CreateDirs(LogDirPath(path)));
@@ -129,6 +140,59 @@ Result<CommitResult> Table::Append(const BatchSource& source, const AppendOption
   }
   for (const SetTransaction& t : options.txns) WEIR_RETURN_NOT_OK(txn.SetTxn(t.app_id, t.version));
   if (options.operation) txn.SetOperation(*options.operation, options.operation_parameters);
+  WEIR_ASSIGN_OR_RETURN(CommitResult result, txn.Commit());
+  if (result.snapshot && result.snapshot->version() >= snapshot_->version()) {
+    snapshot_ = result.snapshot;
+  }
+  return result;
+}
+
+Result<CommitResult> Table::AlterProperties(const StringMap& set,
+                                            const std::vector<std::string>& unset,
+                                            std::optional<std::string> description,
+                                            bool if_exists) {
+  WEIR_RETURN_NOT_OK(ParseTableConfig(set, /*strict=*/true).status());
+  Metadata metadata = snapshot_->metadata();
+  bool changed = false;
+  for (const auto& [key, value] : set) {
+    auto it = metadata.configuration.find(key);
+    if (it != metadata.configuration.end() && it->second == value) continue;
+    metadata.configuration[key] = value;
+    changed = true;
+  }
+  for (const std::string& key : unset) {
+    if (metadata.configuration.erase(key) > 0) {
+      changed = true;
+    } else if (!if_exists) {
+      return Status::InvalidArgument("Attempted to unset non-existent property '" + key +
+                                     "' in table " + path_ + " (use UNSET TBLPROPERTIES IF EXISTS)");
+    }
+  }
+  if (description && metadata.description != description) {
+    metadata.description = std::move(description);
+    changed = true;
+  }
+  if (!changed) {
+    CommitResult nothing;
+    nothing.version = snapshot_->version();
+    nothing.snapshot = snapshot_;
+    return nothing;
+  }
+  Transaction txn(snapshot_);
+  txn.SetMetadata(std::move(metadata));
+  if (!set.empty() || unset.empty()) {
+    std::string properties = "{";
+    for (const auto& [key, value] : set) {
+      if (properties.size() > 1) properties += ",";
+      properties += JsonQuote(key) + ":" + JsonQuote(value);
+    }
+    txn.SetOperation("SET TBLPROPERTIES", {{"properties", properties + "}"}});
+  } else {
+    std::string keys = "[";
+    for (const std::string& key : unset) keys += (keys.size() > 1 ? "," : "") + JsonQuote(key);
+    txn.SetOperation("UNSET TBLPROPERTIES",
+                     {{"properties", keys + "]"}, {"ifExists", if_exists ? "true" : "false"}});
+  }
   WEIR_ASSIGN_OR_RETURN(CommitResult result, txn.Commit());
   if (result.snapshot && result.snapshot->version() >= snapshot_->version()) {
     snapshot_ = result.snapshot;

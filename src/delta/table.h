@@ -50,7 +50,8 @@ class Table {
   static Result<std::unique_ptr<Table>> Create(fs::FileSystem* fs, std::string path,
                                                columnar::Schema schema,
                                                std::vector<std::string> partition_columns,
-                                               StringMap properties = {});
+                                               StringMap properties = {},
+                                               std::optional<std::string> description = {});
 
   const std::string& path() const { return path_; }
   fs::FileSystem* fs() const { return fs_; }
@@ -76,6 +77,15 @@ class Table {
                               const AppendOptions& options = {});
   // The same with the batches from `source`, written as they come.
   Result<CommitResult> Append(const BatchSource& source, const AppendOptions& options = {});
+  // Changes table properties (ALTER TABLE ... SET / UNSET TBLPROPERTIES) and, when given, the
+  // table's description (COMMENT), as one metadata commit (commitInfo SET TBLPROPERTIES or
+  // UNSET TBLPROPERTIES, as Spark writes them). The keys set are checked as at creation (a
+  // `delta.*` key weir does not honour, or one that needs a table feature, is InvalidArgument
+  // naming it); unsetting a key that is not set is InvalidArgument unless `if_exists`. Nothing is
+  // committed when nothing changes (CommitResult::committed false).
+  Result<CommitResult> AlterProperties(const StringMap& set, const std::vector<std::string>& unset,
+                                       std::optional<std::string> description = std::nullopt,
+                                       bool if_exists = false);
   // Checkpoints the latest version.
   Result<CheckpointInfo> Checkpoint(CheckpointOptions options = {});
 

@@ -161,7 +161,9 @@ Status Transaction::Validate(const Protocol& protocol, const Metadata& metadata,
                              const columnar::Schema& schema) const {
   WEIR_RETURN_NOT_OK(CheckWriteSupported(protocol, metadata, schema, table_root_));
   WEIR_ASSIGN_OR_RETURN(TableConfig config,
-                        ParseTableConfig(metadata.configuration, /*strict=*/new_metadata_.has_value()));
+                        // Strict for a new table; keys other engines set on an existing one
+                        // are theirs (Table::AlterProperties checks the keys it sets).
+                        ParseTableConfig(metadata.configuration, /*strict=*/read_snapshot_ == nullptr));
   if (config.append_only) {
     for (const delta::RemoveFile& r : removes_) {
       if (r.data_change) {

@@ -354,6 +354,17 @@ struct SelectStatement {
   Location location;
 };
 
-using Statement = std::variant<CreateStreamingTable, SetStatement, UseStatement, SelectStatement>;
+// ALTER TABLE name SET TBLPROPERTIES ('k' = 'v', ...) | UNSET TBLPROPERTIES [IF EXISTS] ('k', ...)
+// (Spark / Databricks SQL).
+struct AlterTableStatement {
+  QualifiedName name;
+  std::map<std::string, std::string> set;
+  std::vector<std::string> unset;
+  bool if_exists = false;
+  Location location;
+};
+
+using Statement = std::variant<CreateStreamingTable, SetStatement, UseStatement, SelectStatement,
+                               AlterTableStatement>;
 
 }  // namespace weir::sql

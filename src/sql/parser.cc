@@ -169,13 +169,47 @@ class Parser {
     if (first.IsKeyword("CREATE")) return ParseCreate();
     if (first.IsKeyword("SET")) return ParseSet();
     if (first.IsKeyword("USE")) return ParseUse();
+    if (first.IsKeyword("ALTER")) return ParseAlter();
     if (first.IsKeyword("SELECT")) {
       SelectStatement s;
       s.location = first.location;
       WEIR_ASSIGN_OR_RETURN(s.query, ParseQueryBody());
       return Statement(std::move(s));
     }
-    return Expected("CREATE, SET, USE or SELECT");
+    return Expected("CREATE, ALTER, SET, USE or SELECT");
+  }
+
+  Result<Statement> ParseAlter() {
+    AlterTableStatement a;
+    a.location = Advance().location;  // ALTER
+    WEIR_RETURN_NOT_OK(ExpectKeyword("TABLE"));
+    WEIR_ASSIGN_OR_RETURN(a.name, ParseQualifiedName("a table name"));
+    if (AcceptKeyword("SET")) {
+      WEIR_RETURN_NOT_OK(ExpectKeyword("TBLPROPERTIES"));
+      WEIR_RETURN_NOT_OK(ParseTableProperties(&a.set));
+    } else if (AcceptKeyword("UNSET")) {
+      WEIR_RETURN_NOT_OK(ExpectKeyword("TBLPROPERTIES"));
+      if (AcceptKeyword("IF")) {
+        WEIR_RETURN_NOT_OK(ExpectKeyword("EXISTS"));
+        a.if_exists = true;
+      }
+      WEIR_RETURN_NOT_OK(ExpectOperator("("));
+      while (true) {
+        std::string key;
+        if (Peek().kind == TokenKind::kString) {
+          key = Advance().text;
+        } else {
+          WEIR_ASSIGN_OR_RETURN(key, ParseDottedName("a property name"));
+        }
+        a.unset.push_back(std::move(key));
+        if (AcceptOperator(")")) break;
+        WEIR_RETURN_NOT_OK(ExpectOperator(","));
+      }
+    } else {
+      return Expected("SET TBLPROPERTIES or UNSET TBLPROPERTIES (weir alters table properties "
+                      "only)");
+    }
+    return Statement(std::move(a));
   }
 
   Result<Statement> ParseCreate() {

@@ -246,8 +246,19 @@ class PipelineBuilder {
     }
     if (auto* select = std::get_if<SelectStatement>(&statement)) {
       return InvalidAt(select->location,
-                       "a pipeline file holds CREATE STREAMING TABLE, SET and USE statements; "
-                       "wrap this SELECT in CREATE OR REFRESH STREAMING TABLE name AS ...");
+                       "a pipeline file holds CREATE STREAMING TABLE, ALTER TABLE, SET and USE "
+                       "statements; wrap this SELECT in CREATE OR REFRESH STREAMING TABLE name "
+                       "AS ...");
+    }
+    if (auto* alter = std::get_if<AlterTableStatement>(&statement)) {
+      TableAlteration a;
+      WEIR_ASSIGN_OR_RETURN(a.table, ResolveTableName(alter->name, catalog_, schema_));
+      a.set = std::move(alter->set);
+      a.unset = std::move(alter->unset);
+      a.if_exists = alter->if_exists;
+      a.location = alter->location;
+      pipeline_.alterations.push_back(std::move(a));
+      return Status::OK();
     }
     return AddTable(std::move(std::get<CreateStreamingTable>(statement)));
   }

@@ -103,8 +103,20 @@ struct StreamingTableDefinition {
   const Query& query() const { return statement.query; }
 };
 
+// ALTER TABLE ... SET / UNSET TBLPROPERTIES of a pipeline file, its table name resolved.
+struct TableAlteration {
+  TableIdentifier table;
+  std::map<std::string, std::string> set;
+  std::vector<std::string> unset;
+  bool if_exists = false;
+  Location location;
+};
+
 struct Pipeline {
   std::vector<StreamingTableDefinition> tables;  // in file order
+  // ALTER TABLE statements, in file order: applied when the pipeline runs, before its flows
+  // (stream::Pipeline).
+  std::vector<TableAlteration> alterations;
   // SET statements, the last value of each key (a --set of the same name overrides it).
   std::map<std::string, std::string> settings;
 

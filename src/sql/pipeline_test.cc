@@ -169,6 +169,27 @@ TEST(PipelineTest, NameResolution) {
   ASSERT_STATUS_CODE(kInvalidArgument, ResolveTableName(n, "c", "s"));
 }
 
+// ALTER TABLE as an operations runbook writes it: the properties to set, the table resolved like
+// any other name; UNSET takes quoted or dotted keys.
+TEST(PipelineTest, AlterTableSetAndUnsetTblproperties) {
+  ASSERT_OK_AND_ASSIGN(Pipeline p, ParsePipeline(R"(
+CREATE OR REFRESH STREAMING TABLE main.bronze.telemetry AS SELECT * FROM STREAM read_kafka(subscribe => 't');
+ALTER TABLE main.bronze.telemetry SET TBLPROPERTIES ('delta.autoOptimize.optimizeWrite' = 'true', 'delta.autoOptimize.autoCompact' = 'true');
+ALTER TABLE Bronze.Telemetry UNSET TBLPROPERTIES IF EXISTS ('owner', delta.logRetentionDuration);
+)", {}, FakeEnvironment({})));
+  ASSERT_EQ(p.alterations.size(), 2u);
+  EXPECT_EQ(p.alterations[0].table.ToString(), "main.bronze.telemetry");
+  EXPECT_EQ(p.alterations[0].set,
+            (std::map<std::string, std::string>{{"delta.autoOptimize.autoCompact", "true"},
+                                                {"delta.autoOptimize.optimizeWrite", "true"}}));
+  EXPECT_TRUE(p.alterations[0].unset.empty());
+  EXPECT_EQ(p.alterations[0].location.line, 3);
+  EXPECT_EQ(p.alterations[1].table.ToString(), "main.bronze.telemetry");
+  EXPECT_EQ(p.alterations[1].unset,
+            (std::vector<std::string>{"owner", "delta.logRetentionDuration"}));
+  EXPECT_TRUE(p.alterations[1].if_exists);
+}
+
 TEST(PipelineTest, StructuralErrors) {
   SecretResolver secrets = FakeEnvironment({});
   auto error = [&](std::string_view text) {
@@ -180,8 +201,13 @@ TEST(PipelineTest, StructuralErrors) {
             "the pipeline defines no streaming table (expected CREATE OR REFRESH STREAMING TABLE "
             "name AS SELECT ... FROM STREAM read_kafka(...))");
   EXPECT_EQ(error("SELECT 1"),
-            "line 1, column 1: a pipeline file holds CREATE STREAMING TABLE, SET and USE "
-            "statements; wrap this SELECT in CREATE OR REFRESH STREAMING TABLE name AS ...");
+            "line 1, column 1: a pipeline file holds CREATE STREAMING TABLE, ALTER TABLE, SET "
+            "and USE statements; wrap this SELECT in CREATE OR REFRESH STREAMING TABLE name AS "
+            "...");
+  EXPECT_EQ(error("CREATE STREAMING TABLE t AS SELECT * FROM STREAM s;\n"
+                  "ALTER TABLE t ADD COLUMN c INT"),
+            "line 2, column 15: expected SET TBLPROPERTIES or UNSET TBLPROPERTIES (weir alters "
+            "table properties only) near 'ADD'");
   EXPECT_EQ(error("CREATE STREAMING TABLE t AS SELECT * FROM s"),
             "line 1, column 43: a streaming table reads a stream: write FROM STREAM "
             "read_kafka(...) or FROM STREAM(table)");

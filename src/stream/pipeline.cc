@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "delta/snapshot.h"
+#include "delta/table.h"
+#include "delta/table_config.h"
 #include "stream/kafka_rows.h"
 #include "stream/table_sink.h"
 
@@ -104,11 +107,45 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(fs::FileSystem* fs,
     pipeline->flows_.push_back(std::move(flow));
   }
   WEIR_RETURN_NOT_OK(pipeline->Validate());
+  WEIR_RETURN_NOT_OK(pipeline->ValidateAlterations(definition));
+  WEIR_RETURN_NOT_OK(pipeline->ApplyAlterations(definition));
   for (auto& flow : pipeline->flows_) {
     Status opened = pipeline->OpenQuery(*flow);
     if (!opened.ok() && !opened.IsUnavailable()) return opened.WithContext(flow->name);
   }
   return pipeline;
+}
+
+Status Pipeline::ApplyAlterations(const sql::Pipeline& definition) {
+  for (const sql::TableAlteration& a : definition.alterations) {
+    const std::string name = a.table.ToString();
+    const std::string where = a.location.ToString() + ": ALTER TABLE " + name;
+    // A flow writing the table carries the change in its TBLPROPERTIES too, so its sink (which
+    // applies a definition's changed properties) agrees with the ALTER that follows it.
+    auto flow = std::find_if(flows_.begin(), flows_.end(),
+                             [&](const auto& f) { return f->name == name; });
+    if (flow != flows_.end()) {
+      for (const auto& [key, value] : a.set) (*flow)->spec.table_properties[key] = value;
+      for (const std::string& key : a.unset) (*flow)->spec.table_properties.erase(key);
+    }
+    auto table = delta::Table::Open(fs_, options_.lakehouse.TablePath(a.table));
+    if (!table.ok() && table.status().IsNotFound()) {
+      if (flow != flows_.end()) continue;  // created by its flow with the properties
+      return Status::InvalidArgument(where +
+                                     ": the table does not exist and the pipeline does not "
+                                     "define it");
+    }
+    if (!table.ok()) return table.status().WithContext(where);
+    // A pipeline file is applied at every run: its ALTERs state the properties wanted, so
+    // unsetting one the table no longer has is not an error (as if IF EXISTS were written).
+    auto altered = (*table)->AlterProperties(a.set, a.unset, std::nullopt, /*if_exists=*/true);
+    if (!altered.ok()) return altered.status().WithContext(where);
+    if (altered->committed && options_.log) {
+      options_.log("ALTER TABLE " + name + ": table properties changed (version " +
+                   std::to_string(altered->version) + ")");
+    }
+  }
+  return Status::OK();
 }
 
 Status Pipeline::Validate() {
@@ -160,6 +197,40 @@ Status Pipeline::Validate() {
       if (!st.ok()) return fail(st);
     }
     outputs[spec.name] = std::move(output);
+  }
+  return Status::OK();
+}
+
+Status Pipeline::ValidateAlterations(const sql::Pipeline& definition) const {
+  // Each table's properties as the alterations before this one leave them.
+  std::map<std::string, delta::StringMap> properties;
+  for (const sql::TableAlteration& a : definition.alterations) {
+    const std::string name = a.table.ToString();
+    const std::string where = a.location.ToString() + ": ALTER TABLE " + name;
+    Status keys = delta::ParseTableConfig(delta::StringMap(a.set.begin(), a.set.end()),
+                                          /*strict=*/true).status();
+    if (!keys.ok()) return keys.WithContext(where);
+    auto known = properties.find(name);
+    if (known == properties.end()) {
+      auto snapshot = delta::Snapshot::Load(fs_, options_.lakehouse.TablePath(a.table));
+      if (snapshot.ok()) {
+        known = properties.emplace(name, (*snapshot)->properties()).first;
+      } else if (!snapshot.status().IsNotFound()) {
+        return snapshot.status().WithContext(where);
+      } else {
+        auto flow = std::find_if(flows_.begin(), flows_.end(),
+                                 [&](const auto& f) { return f->name == name; });
+        if (flow == flows_.end()) {
+          return Status::InvalidArgument(where +
+                                         ": the table does not exist and the pipeline does not "
+                                         "define it");
+        }
+        const auto& defined = (*flow)->spec.table_properties;
+        known = properties.emplace(name, delta::StringMap(defined.begin(), defined.end())).first;
+      }
+    }
+    for (const auto& [key, value] : a.set) known->second[key] = value;
+    for (const std::string& key : a.unset) known->second.erase(key);
   }
   return Status::OK();
 }

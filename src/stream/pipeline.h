@@ -115,6 +115,11 @@ class Pipeline {
   // (Kafka's, an upstream flow's output, or the existing table's) and its output fits an existing
   // table. Unreachable storage is left to the flows' opening (and retries).
   Status Validate();
+  // The keys ALTER TABLE statements set are ones weir honours (checked before anything is
+  // written); then the statements are applied: to an existing table as a metadata commit, to a
+  // table the pipeline creates as properties at creation.
+  Status ValidateAlterations(const sql::Pipeline& definition) const;
+  Status ApplyAlterations(const sql::Pipeline& definition);
   Status OpenQuery(Flow& flow);
   void CloseQuery(Flow& flow);
   Status RunFlow(Flow& flow);

@@ -75,5 +75,70 @@ CREATE OR REFRESH STREAMING TABLE sales.silver.parsed AS SELECT * FROM STREAM(sa
   EXPECT_TRUE(IsEmptyDir(dir.path()));
 }
 
+// ALTER TABLE ... SET TBLPROPERTIES on an existing table is one metadata commit recorded as SET
+// TBLPROPERTIES; running the same pipeline again changes nothing (its UNSET of a property already
+// gone is not an error: a pipeline file is applied at every run).
+TEST(PipelineTest, AlterTableSetsPropertiesOnAnExistingTableOnce) {
+  delta::testing::ScratchDir dir;
+  fs::FileSystem* local = fs::LocalFileSystem::Default();
+  const std::string table = dir.Sub("sales/bronze/raw");
+  ASSERT_OK(delta::Table::Create(local, table,
+                                 delta::testing::Ddl("raw_value STRING, eh_partition INT, "
+                                                     "eh_offset BIGINT"),
+                                 {}, {{"owner", "ops"}})
+                .status());
+  const std::string text = std::string(kBronze) + R"(
+ALTER TABLE sales.bronze.raw SET TBLPROPERTIES ('delta.autoOptimize.optimizeWrite' = 'true', 'delta.autoOptimize.autoCompact' = 'true');
+ALTER TABLE sales.bronze.raw UNSET TBLPROPERTIES ('owner');
+)";
+  for (int run = 0; run < 2; ++run) {
+    sql::Pipeline definition;
+    ASSERT_OK(OpenPipeline(text, dir.path(), &definition).status());
+  }
+  ASSERT_OK_AND_ASSIGN(auto snapshot, delta::Snapshot::Load(local, table));
+  EXPECT_EQ(snapshot->version(), 2) << "one SET and one UNSET commit, none on the second run";
+  EXPECT_EQ(snapshot->properties(),
+            (delta::StringMap{{"delta.autoOptimize.autoCompact", "true"},
+                              {"delta.autoOptimize.optimizeWrite", "true"}}));
+  ASSERT_OK_AND_ASSIGN(auto v1, delta::Snapshot::Load(local, table, 1));
+  ASSERT_TRUE(v1->commit_info().has_value());
+  EXPECT_EQ(v1->commit_info()->operation, "SET TBLPROPERTIES");
+  EXPECT_EQ(v1->commit_info()->operation_parameters.at("properties"),
+            R"({"delta.autoOptimize.autoCompact":"true","delta.autoOptimize.optimizeWrite":"true"})");
+  EXPECT_EQ(snapshot->commit_info()->operation, "UNSET TBLPROPERTIES");
+}
+
+// A property weir does not know under delta.* is refused before anything is written, as is
+// altering a table that neither exists nor is defined.
+TEST(PipelineTest, AlterTableRefusalsWriteNothing) {
+  delta::testing::ScratchDir dir;
+  fs::FileSystem* local = fs::LocalFileSystem::Default();
+  const std::string table = dir.Sub("sales/bronze/raw");
+  ASSERT_OK(delta::Table::Create(local, table, delta::testing::Ddl("raw_value STRING"), {})
+                .status());
+  struct Case {
+    std::string alter;
+    std::string message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"ALTER TABLE sales.bronze.raw SET TBLPROPERTIES ('delta.noSuchThing' = 'x');",
+            "delta.noSuchThing"},
+           {"ALTER TABLE sales.bronze.other SET TBLPROPERTIES ('a' = 'b');",
+            "ALTER TABLE sales.bronze.other: the table does not exist and the pipeline does not "
+            "define it"},
+       }) {
+    sql::Pipeline definition;
+    auto opened = OpenPipeline(R"(
+CREATE OR REFRESH STREAMING TABLE sales.silver.parsed AS SELECT raw_value FROM STREAM(sales.bronze.raw);
+)" + c.alter, dir.path(), &definition);
+    ASSERT_FALSE(opened.ok()) << c.alter;
+    EXPECT_NE(opened.status().ToString().find(c.message), std::string::npos)
+        << opened.status().ToString();
+    EXPECT_FALSE(std::filesystem::exists(dir.Sub("sales/silver/parsed"))) << c.alter;
+  }
+  ASSERT_OK_AND_ASSIGN(auto snapshot, delta::Snapshot::Load(local, table));
+  EXPECT_EQ(snapshot->version(), 0);
+}
+
 }  // namespace
 }  // namespace weir::stream

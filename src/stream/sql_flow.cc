@@ -504,6 +504,7 @@ Result<FlowSpec> MakeFlow(const sql::StreamingTableDefinition& definition,
     }
   }
   spec.table_properties = definition.statement.table_properties;
+  if (!definition.statement.comment.empty()) spec.comment = definition.statement.comment;
   if (query.drop_duplicates) {
     spec.drop_duplicates = FlowSpec::Deduplication{query.drop_duplicates->within_watermark,
                                                    query.drop_duplicates->columns};

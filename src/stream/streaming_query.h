@@ -105,6 +105,7 @@ struct FlowSpec {
   std::string quarantine_path;
   std::vector<std::string> partition_by;
   std::map<std::string, std::string> table_properties;
+  std::optional<std::string> comment;  // COMMENT: the table's description
 };
 
 // How far an availableNow run is through the backlog it found at start (offsets; compacted or

@@ -78,7 +78,7 @@ Status TableSink::OpenOrCreate() {
     WEIR_ASSIGN_OR_RETURN(not_null_checks_,
                           CheckFlowFitsTable(table_->snapshot()->schema(), options_.schema,
                                              options_.path, options_.name));
-    return Status::OK();
+    return ApplyDefinitionProperties();
   }
   if (!table.status().IsNotFound()) return table.status();
   if (options_.must_exist) {
@@ -90,10 +90,32 @@ Status TableSink::OpenOrCreate() {
   }
   auto created =
       delta::Table::Create(fs_, options_.path, options_.schema, options_.partition_by,
-                           {options_.table_properties.begin(), options_.table_properties.end()});
+                           {options_.table_properties.begin(), options_.table_properties.end()},
+                           options_.description);
   if (created.status().IsAlreadyExists()) return OpenOrCreate();  // a concurrent creator
   WEIR_ASSIGN_OR_RETURN(table_, std::move(created));
   Log("created Delta table " + options_.name + " at " + options_.path);
+  return Status::OK();
+}
+
+Status TableSink::ApplyDefinitionProperties() {
+  const delta::StringMap& current = table_->snapshot()->properties();
+  delta::StringMap changed;
+  std::string listed;
+  for (const auto& [key, value] : options_.table_properties) {
+    auto it = current.find(key);
+    if (it != current.end() && it->second == value) continue;
+    changed[key] = value;
+    listed += (listed.empty() ? "" : ", ") + key + "=" + value;
+  }
+  const bool new_description =
+      options_.description && table_->snapshot()->metadata().description != options_.description;
+  if (changed.empty() && !new_description) return Status::OK();
+  auto applied = table_->AlterProperties(changed, {}, options_.description);
+  if (!applied.ok()) return applied.status().WithContext("TBLPROPERTIES of " + options_.name);
+  Log("applied the definition's " + std::string(changed.empty() ? "" : "TBLPROPERTIES (" + listed + ")") +
+      (changed.empty() || !new_description ? "" : " and ") + (new_description ? "COMMENT" : "") +
+      " to " + options_.name + " (version " + std::to_string(applied->version) + ")");
   return Status::OK();
 }
 

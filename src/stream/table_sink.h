@@ -29,7 +29,11 @@ struct TableSinkOptions {
   std::string path;  // the Delta table folder
   columnar::Schema schema;
   std::vector<std::string> partition_by;
+  // TBLPROPERTIES and COMMENT of the definition: set at creation, and applied to an existing
+  // table whose properties or description differ (a metadata commit), as DLT applies changed
+  // properties on the next update. Keys no longer listed are left as they are.
   std::map<std::string, std::string> table_properties;
+  std::optional<std::string> description;
   std::function<void(const std::string&)> log;
   // The flow's checkpoint already records committed batches: a missing table is damage (its
   // rows would silently be gone), not a first run. Open fails with Corruption instead of creating.
@@ -91,6 +95,7 @@ class TableSink {
  private:
   TableSink(fs::FileSystem* fs, TableSinkOptions options) : fs_(fs), options_(std::move(options)) {}
   Status OpenOrCreate();
+  Status ApplyDefinitionProperties();
   void AutoCompact(const delta::CommitResult& committed, const std::vector<delta::AddFile>& adds);
   Result<int64_t> CommitMerge(const std::string& query_id, int64_t batch_id,
                               const std::map<std::string, int64_t>& extra_txns);

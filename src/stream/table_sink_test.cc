@@ -68,5 +68,35 @@ TEST(TableSinkTest, WritesNotNullColumnsIntoANullableTable) {
   EXPECT_EQ(read, std::vector<std::string>{R"({"at":"2026-06-08T09:00:00.000000Z","props":{"k":"v"}})"});
 }
 
+// A definition whose TBLPROPERTIES or COMMENT changed since the table was created changes the
+// table when its flow opens it (one metadata commit, as a pipeline update does), never silently
+// keeps the old ones; opening it again changes nothing.
+TEST(TableSinkTest, AppliesChangedTblpropertiesAndCommentToAnExistingTable) {
+  delta::testing::ScratchDir dir;
+  fs::FileSystem* local = fs::LocalFileSystem::Default();
+  const std::string path = dir.Sub("t");
+  ASSERT_OK(delta::Table::Create(local, path, Ddl("v STRING"), {},
+                                 {{"quality", "bronze"}, {"owner", "ops"}}, "old comment")
+                .status());
+  TableSinkOptions options;
+  options.name = "sales.bronze.t";
+  options.path = path;
+  options.schema = Ddl("v STRING");
+  options.table_properties = {{"quality", "silver"}, {"delta.autoOptimize.autoCompact", "true"}};
+  options.description = "raw events, as received";
+  for (int open = 0; open < 2; ++open) {
+    ASSERT_OK_AND_ASSIGN(auto sink, TableSink::Open(local, options));
+  }
+  ASSERT_OK_AND_ASSIGN(auto snapshot, delta::Snapshot::Load(local, path));
+  EXPECT_EQ(snapshot->version(), 1);
+  EXPECT_EQ(snapshot->properties(),
+            (delta::StringMap{{"delta.autoOptimize.autoCompact", "true"},
+                              {"owner", "ops"},
+                              {"quality", "silver"}}))
+      << "a property only the table has is kept: weir unsets nothing a definition omits";
+  EXPECT_EQ(snapshot->metadata().description, "raw events, as received");
+  EXPECT_EQ(snapshot->commit_info()->operation, "SET TBLPROPERTIES");
+}
+
 }  // namespace
 }  // namespace weir::stream
