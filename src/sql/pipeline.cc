@@ -219,6 +219,18 @@ class PipelineBuilder {
   PipelineBuilder(const Variables& vars, const SecretResolver& secrets)
       : vars_(vars), secrets_(secrets) {}
 
+  Status SetDefaults(const PipelineDefaults& defaults) {
+    for (const std::string* part : {&defaults.catalog, &defaults.schema}) {
+      if (!part->empty() && !IsValidNamePart(*part)) {
+        return Status::InvalidArgument("the default catalog or schema '" + *part +
+                                       "' may hold only letters, digits, '_' and '-'");
+      }
+    }
+    if (!defaults.catalog.empty()) catalog_ = Lower(defaults.catalog);
+    if (!defaults.schema.empty()) schema_ = Lower(defaults.schema);
+    return Status::OK();
+  }
+
   Status Add(Statement statement) {
     if (auto* set = std::get_if<SetStatement>(&statement)) {
       auto cli = vars_.find(set->key);
@@ -484,8 +496,9 @@ Result<SubstitutedText> SubstituteVariables(std::string_view text, const Variabl
 }
 
 Result<Pipeline> ParsePipeline(std::string_view text, const Variables& vars,
-                               const SecretResolver& secrets) {
+                               const SecretResolver& secrets, const PipelineDefaults& defaults) {
   PipelineBuilder builder(vars, secrets);
+  WEIR_RETURN_NOT_OK(builder.SetDefaults(defaults));
   StatementScanner scanner(text, /*split=*/true);
   auto lookup = [&](const std::string& name) { return builder.Lookup(name); };
   while (!scanner.AtEnd()) {

@@ -127,8 +127,16 @@ struct Pipeline {
 // Parses and resolves a pipeline file. InvalidArgument "line L, column C: ..." for syntax errors,
 // unknown variables, bad names and non-constant read_kafka options; NotFound for a missing
 // secret. Callers add the file name (Status::WithContext).
+// The catalog and schema unqualified names resolve against until a USE statement changes them
+// (a Databricks pipeline's `catalog` and `target` settings); empty: main and default.
+struct PipelineDefaults {
+  std::string catalog;
+  std::string schema;
+};
+
 Result<Pipeline> ParsePipeline(std::string_view text, const Variables& vars,
-                               const SecretResolver& secrets);
+                               const SecretResolver& secrets,
+                               const PipelineDefaults& defaults = {});
 
 // Resolves a table name against the current catalog and schema (see the rules above).
 Result<TableIdentifier> ResolveTableName(const QualifiedName& name, std::string_view catalog,

@@ -190,6 +190,23 @@ ALTER TABLE Bronze.Telemetry UNSET TBLPROPERTIES IF EXISTS ('owner', delta.logRe
   EXPECT_TRUE(p.alterations[1].if_exists);
 }
 
+// A pipeline's settings may give the default catalog and schema (Databricks' `catalog` and
+// `target`); a USE statement in the file still changes them.
+TEST(PipelineTest, DefaultCatalogAndSchema) {
+  const char* text = R"(
+CREATE OR REFRESH STREAMING TABLE iot_raw AS SELECT * FROM STREAM read_kafka(subscribe => 't');
+USE SCHEMA silver;
+CREATE OR REFRESH STREAMING TABLE iot AS SELECT * FROM STREAM(iot_raw);
+)";
+  ASSERT_OK_AND_ASSIGN(Pipeline p, ParsePipeline(text, {}, FakeEnvironment({}),
+                                                 PipelineDefaults{.catalog = "lake", .schema = "Iot"}));
+  ASSERT_EQ(p.tables.size(), 2u);
+  EXPECT_EQ(p.tables[0].name.ToString(), "lake.iot.iot_raw");
+  EXPECT_EQ(p.tables[1].name.ToString(), "lake.silver.iot");
+  auto bad = ParsePipeline(text, {}, FakeEnvironment({}), PipelineDefaults{.catalog = "", .schema = "a/b"});
+  ASSERT_STATUS_CODE(kInvalidArgument, bad);
+}
+
 TEST(PipelineTest, StructuralErrors) {
   SecretResolver secrets = FakeEnvironment({});
   auto error = [&](std::string_view text) {

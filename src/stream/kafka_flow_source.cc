@@ -77,7 +77,8 @@ Result<kafka::PartitionOffsets> KafkaFlowSource::Parse(const std::string& json) 
 }
 
 // Resumes from the table's per-partition txns of this flow when it has some (the checkpoint was
-// lost or replaced), else from the source's starting offsets.
+// lost or replaced), else from the starting offsets an earlier run logged, else from the
+// source's starting offsets.
 Status KafkaFlowSource::StartFresh(Checkpoint& checkpoint, const delta::Snapshot& table) {
   if (group_) {  // every batch starts where the table says
     Status st = checkpoint.WriteInitialOffsets(0, kafka::PartitionOffsetsToJson({}));
@@ -105,6 +106,13 @@ Status KafkaFlowSource::StartFresh(Checkpoint& checkpoint, const delta::Snapshot
         ": resuming every partition from the table's per-partition progress " +
         kafka::PartitionOffsetsToJson(start_) + " (startingOffsets is ignored)");
   } else {
+    // A run that stopped before its first batch left the starting offsets it resolved (Spark's
+    // sources/0/0): they hold, so 'latest' means latest when the query first started.
+    WEIR_ASSIGN_OR_RETURN(auto logged, checkpoint.ReadInitialOffsets(0));
+    if (logged) {
+      WEIR_ASSIGN_OR_RETURN(start_, Parse(*logged));
+      return CheckSameSubscription(start_, checkpoint);
+    }
     kafka::DataLossReporter reporter(options_.fail_on_data_loss);
     WEIR_ASSIGN_OR_RETURN(start_, source_->InitialOffsets(&reporter));
     ReportWarnings(reporter);

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "base/testing.h"
+#include "delta/table.h"
 #include "delta/testing.h"
 #include "fs/local_file_system.h"
 #include "kafka/testing.h"
@@ -84,6 +85,38 @@ TEST(KafkaFlowSourceTest, AvailableNowPlansEveryBatchUpToTheOffsetsTakenAtTheSta
   ASSERT_OK_AND_ASSIGN(auto end, next_run->PlanNext(trigger, 0));
   ASSERT_TRUE(end.has_value());
   EXPECT_EQ(*end, R"({"events":{"0":140}})");
+}
+
+// startingOffsets 'latest' is resolved once, when the query first starts, and kept in the
+// checkpoint (Spark's sources/0/0): a run that stopped before its first batch does not move the
+// start to the then-latest offsets when the query starts again, or the records produced in
+// between would never be read.
+TEST(KafkaFlowSourceTest, LatestIsResolvedOnceWhenTheQueryFirstStarts) {
+  kafka::testing::MockCluster cluster;
+  ASSERT_TRUE(cluster.CreateTopic("events", 1));
+  ASSERT_TRUE(cluster.Produce("events", 0, Values(0, 10)));
+  delta::testing::ScratchDir dir;
+  fs::FileSystem* local = fs::LocalFileSystem::Default();
+  ASSERT_OK_AND_ASSIGN(auto table, delta::Table::Create(local, dir.Sub("table"),
+                                                        delta::testing::Ddl("v STRING"), {}));
+  ASSERT_OK_AND_ASSIGN(auto options,
+                       kafka::KafkaSourceOptions::Parse({{"kafka.bootstrap.servers", cluster.bootstraps()},
+                                                         {"subscribe", "events"},
+                                                         {"startingOffsets", "latest"}}));
+  ASSERT_OK_AND_ASSIGN(Trigger trigger, Trigger::Parse("availableNow"));
+  ASSERT_OK_AND_ASSIGN(auto checkpoint, Checkpoint::Open(local, dir.Sub("checkpoint")));
+  {
+    ASSERT_OK_AND_ASSIGN(auto first, KafkaFlowSource::Open(options, "sales.bronze.events", nullptr));
+    ASSERT_OK(first->StartFresh(*checkpoint, *table->snapshot()));
+    ASSERT_OK_AND_ASSIGN(auto end, first->PlanNext(trigger, 0));
+    EXPECT_FALSE(end.has_value()) << "nothing after latest";
+  }
+  ASSERT_TRUE(cluster.Produce("events", 0, Values(10, 5)));
+  ASSERT_OK_AND_ASSIGN(auto second, KafkaFlowSource::Open(options, "sales.bronze.events", nullptr));
+  ASSERT_OK(second->StartFresh(*checkpoint, *table->snapshot()));
+  ASSERT_OK_AND_ASSIGN(auto end, second->PlanNext(trigger, 0));
+  ASSERT_TRUE(end.has_value()) << "the 5 records produced between the runs are read";
+  EXPECT_EQ(*end, R"({"events":{"0":15}})");
 }
 
 // Keys reach the rows as produced: a null key stays null, an empty one empty, short keys (copied
