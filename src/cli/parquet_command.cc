@@ -26,6 +26,10 @@ int SchemaMain(const Flags& flags) {
   for (const auto& f : (*reader)->schema().fields) {
     std::printf("%s %s%s\n", f.name.c_str(), f.type->ToDdl().c_str(), f.nullable ? "" : " NOT NULL");
   }
+  // Columns of types weir does not read (TIME, ...): listed, so they do not vanish unnoticed.
+  for (const auto& u : (*reader)->file_schema().unreadable) {
+    std::printf("-- %s: not read (%s)\n", u.name.c_str(), u.message.c_str());
+  }
   return 0;
 }
 

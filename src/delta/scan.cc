@@ -250,7 +250,17 @@ Result<columnar::Batch> TableScan::ReadRowGroup(parquet::ParquetReader& reader, 
   for (size_t i = 0; i < schema_.fields.size(); ++i) {
     if (is_partition_[i]) continue;
     int k = FindByName(file_fields, PhysicalName(schema_.fields[i], mode));
-    if (k < 0) continue;
+    if (k < 0) {
+      // Absent from the file: nulls. Present in a type weir does not read (TIME): an error, not
+      // nulls.
+      for (const parquet::UnreadableField& u : reader.file_schema().unreadable) {
+        if (strcasecmp(u.name.c_str(), PhysicalName(schema_.fields[i], mode).c_str()) == 0) {
+          return Status::NotImplemented("Parquet file " + reader.path() + ": " + u.message)
+              .WithContext("data file " + add.path);
+        }
+      }
+      continue;
+    }
     auto found = std::find(read_fields.begin(), read_fields.end(), k);
     position[i] = static_cast<int>(found - read_fields.begin());
     if (found == read_fields.end()) read_fields.push_back(k);

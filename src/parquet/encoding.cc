@@ -88,9 +88,11 @@ constexpr std::array<UnpackFn<Out>, sizeof...(kBitWidths)> MakeUnpackTable(
   return {&UnpackGroups<Out, static_cast<int>(kBitWidths)>...};
 }
 
-// kUnpack<Out>[w] unpacks groups of w-bit values, for w in [0, bits of Out].
-template <typename Out>
-constexpr auto kUnpack = MakeUnpackTable<Out>(std::make_index_sequence<sizeof(Out) * 8 + 1>());
+// kUnpack<Out>[w] unpacks groups of w-bit values, for w in [0, kMaxWidth]. A kMaxWidth above the
+// bits of Out keeps each value's low bits (the wrapping DELTA_BINARY_PACKED reader needs 33-bit
+// deltas for INT32).
+template <typename Out, int kMaxWidth = sizeof(Out) * 8>
+constexpr auto kUnpack = MakeUnpackTable<Out>(std::make_index_sequence<kMaxWidth + 1>());
 
 // Packs 8 values of kBitWidth bits into kBitWidth bytes.
 template <typename In, int kBitWidth>
@@ -160,19 +162,21 @@ void PackBitsImpl(const In* values, int64_t count, int bit_width, std::string* o
   }
 }
 
-// Unpacks `count` values from the first ceil(count * bit_width / 8) bytes of in[0, len).
-// REQUIRES: len covers those bytes; bit_width fits Out.
-template <typename Out>
+// Unpacks `count` values from the first ceil(count * bit_width / 8) bytes of in[0, len); values
+// wider than Out keep their low bits.
+// REQUIRES: len covers those bytes; 0 <= bit_width <= kMaxWidth <= 64.
+template <typename Out, int kMaxWidth = sizeof(Out) * 8>
 void UnpackValues(const uint8_t* in, size_t len, int bit_width, int64_t count, Out* out) {
+  static_assert(kMaxWidth <= 64);
   const int64_t groups = count / 8;
-  kUnpack<Out>[bit_width](in, len, groups, out);
+  kUnpack<Out, kMaxWidth>[bit_width](in, len, groups, out);
   const int rest = static_cast<int>(count % 8);
   if (rest > 0) {
     const size_t offset = static_cast<size_t>(groups * bit_width);
     uint8_t buf[64 + kUnpackSlack] = {};
     std::memcpy(buf, in + offset, std::min<size_t>(len - offset, bit_width));
     Out tail[8];
-    kUnpack<Out>[bit_width](buf, sizeof(buf), 1, tail);
+    kUnpack<Out, kMaxWidth>[bit_width](buf, sizeof(buf), 1, tail);
     std::copy(tail, tail + rest, out + groups * 8);
   }
 }
@@ -964,11 +968,24 @@ Status CheckDeltaHeader(const uint8_t* data, size_t len, int64_t num_values) {
   return ReadDeltaHeader(&c, num_values, &header);
 }
 
+// The widest miniblock a reader accepts. A delta (value - previous - min_delta) can need one bit
+// more than T; DuckDB writes such 33-bit INT32 miniblocks (Encodings.md asks writers to wrap in
+// 2's complement instead, and readers to restore the values by wrapping). Since values are summed
+// modulo 2^bits(T), a delta's bits above T's width do not matter: INT32 accepts 33 bits, INT64 64;
+// a wider miniblock is Corruption.
+template <typename T>
+constexpr int kMaxDeltaWidth = sizeof(T) == 4 ? 33 : 64;
+
+constexpr const char* PhysicalName(int32_t*) { return "INT32"; }
+constexpr const char* PhysicalName(int64_t*) { return "INT64"; }
+
 template <typename T>
 Status DecodeDeltaImpl(const uint8_t* data, size_t len, int64_t num_values, T* out,
                        size_t* consumed) {
+  // Everything is computed in U, wrapping: the first value, min_delta (read as 64 bits) and each
+  // delta are taken modulo 2^bits(T), as parquet-mr, Arrow and DuckDB read them.
   using U = std::make_unsigned_t<T>;
-  constexpr int kMaxWidth = sizeof(T) * 8;
+  constexpr int kMaxWidth = kMaxDeltaWidth<T>;
   Cursor c{data, len, 0};
   DeltaHeader header;
   WEIR_RETURN_NOT_OK(ReadDeltaHeader(&c, num_values, &header));
@@ -992,7 +1009,8 @@ Status DecodeDeltaImpl(const uint8_t* data, size_t len, int64_t num_values, T* o
       const int width = widths[m];
       if (width > kMaxWidth) {
         return Status::Corruption("DELTA_BINARY_PACKED: miniblock bit width " + Num(width) +
-                                  " exceeds " + Num(kMaxWidth) + " at byte " +
+                                  " exceeds " + Num(kMaxWidth) + " (the most for " +
+                                  PhysicalName(static_cast<T*>(nullptr)) + ") at byte " +
                                   Num(widths + m - data));
       }
       const int64_t n = std::min(per_miniblock, num_values - i);
@@ -1004,7 +1022,7 @@ Status DecodeDeltaImpl(const uint8_t* data, size_t len, int64_t num_values, T* o
                                   " left)");
       }
       U* dst = reinterpret_cast<U*>(out + i);
-      UnpackValues(data + c.pos, available, width, n, dst);
+      UnpackValues<U, kMaxWidth>(data + c.pos, available, width, n, dst);
       for (int64_t k = 0; k < n; ++k) {
         last += min_delta + dst[k];
         dst[k] = last;

@@ -235,6 +235,10 @@ extern template class FixedWidthDictionary<double>;
 // ---------------------------------------------------------------------------------------------
 // DELTA_BINARY_PACKED (= 5). The header's value count must equal `num_values`. *consumed is the
 // end of the encoded stream (the last miniblock's padding included, as the spec requires).
+// Decoding wraps modulo 2^32 (INT32) or 2^64 (INT64), as parquet-mr, Arrow and DuckDB do, so
+// writers that let deltas overflow are read correctly; miniblock bit widths may be up to 33 for
+// INT32 (DuckDB writes 33-bit deltas for columns spanning the whole range) and 64 for INT64; wider
+// is Corruption.
 
 Status DecodeDeltaBinaryPacked(const uint8_t* data, size_t len, int64_t num_values, int32_t* out,
                                size_t* consumed);

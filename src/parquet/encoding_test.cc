@@ -621,15 +621,149 @@ TEST(DeltaBinaryPackedTest, RejectsMalformedHeaders) {
   Status st = DecodeDeltaBinaryPacked(U8(huge), huge.size(), 5, out, &consumed);
   ASSERT_STATUS_CODE(kCorruption, st);
   EXPECT_NE(st.message().find("2147483648"), std::string::npos) << st.ToString();
-  // Miniblock bit width 33 for INT32, 65 for INT64.
-  const std::string wide = Raw({0x80, 0x01, 0x01, 0x02, 0x00, 0x00, 33});
+  // Miniblock bit width 34 for INT32, 65 for INT64 (33 and 64 are valid: see below).
+  std::string wide = Raw({0x80, 0x01, 0x01, 0x02, 0x00, 0x00, 34});
+  wide.resize(wide.size() + 128 * 34 / 8, '\0');
   int32_t out32[2];
-  ASSERT_STATUS_CODE(kCorruption,
-                     DecodeDeltaBinaryPacked(U8(wide), wide.size(), 2, out32, &consumed));
+  st = DecodeDeltaBinaryPacked(U8(wide), wide.size(), 2, out32, &consumed);
+  ASSERT_STATUS_CODE(kCorruption, st);
+  EXPECT_NE(st.message().find("bit width 34 exceeds 33 (the most for INT32)"), std::string::npos)
+      << st.ToString();
   std::string wide64 = Raw({0x80, 0x01, 0x01, 0x02, 0x00, 0x00, 65});
   wide64.resize(wide64.size() + 1100, '\0');
-  ASSERT_STATUS_CODE(kCorruption,
-                     DecodeDeltaBinaryPacked(U8(wide64), wide64.size(), 2, out, &consumed));
+  st = DecodeDeltaBinaryPacked(U8(wide64), wide64.size(), 2, out, &consumed);
+  ASSERT_STATUS_CODE(kCorruption, st);
+  EXPECT_NE(st.message().find("bit width 65 exceeds 64 (the most for INT64)"), std::string::npos)
+      << st.ToString();
+  for (int width : {34, 40, 64, 200, 255}) {
+    wide[6] = static_cast<char>(width);
+    wide.resize(7 + 128 * 8, '\0');
+    ASSERT_STATUS_CODE(kCorruption,
+                       DecodeDeltaBinaryPacked(U8(wide), wide.size(), 2, out32, &consumed));
+  }
+}
+
+// ULEB128 and zigzag, written out independently of encoding.cc for hand-built streams.
+void AppendUleb(uint64_t v, std::string* out) {
+  do {
+    out->push_back(static_cast<char>((v & 0x7F) | (v >= 0x80 ? 0x80 : 0)));
+    v >>= 7;
+  } while (v != 0);
+}
+uint64_t ZigZag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+
+// One block of 128 values in one miniblock of `width` bits, as a writer that does not wrap
+// (DuckDB 1.5) emits them. `relative` are the packed values (delta - min_delta).
+std::string OneMiniblockStream(uint64_t count, int64_t first, int64_t min_delta, int width,
+                               const std::vector<uint64_t>& relative) {
+  std::string s;
+  AppendUleb(128, &s);
+  AppendUleb(1, &s);
+  AppendUleb(count, &s);
+  AppendUleb(ZigZag(first), &s);
+  AppendUleb(ZigZag(min_delta), &s);
+  s.push_back(static_cast<char>(width));
+  std::vector<uint64_t> packed(relative);
+  packed.resize(128, 0);
+  PackBits(packed.data(), 128, width, &s);
+  return s;
+}
+
+// Encodes INT32 values the way DuckDB does: deltas and min_delta computed in 64 bits without
+// wrapping, so a column spanning INT32_MIN..INT32_MAX needs miniblocks of 33 bits.
+std::string EncodeDeltaWithoutWrapping(const std::vector<int32_t>& values) {
+  std::string s;
+  AppendUleb(128, &s);
+  AppendUleb(4, &s);
+  AppendUleb(values.size(), &s);
+  AppendUleb(ZigZag(values.empty() ? 0 : values[0]), &s);
+  for (size_t start = 1; start < values.size(); start += 128) {
+    const size_t n = std::min<size_t>(128, values.size() - start);
+    std::vector<int64_t> deltas(n);
+    for (size_t k = 0; k < n; ++k) {
+      deltas[k] = int64_t{values[start + k]} - int64_t{values[start + k - 1]};
+    }
+    const int64_t min_delta = *std::min_element(deltas.begin(), deltas.end());
+    std::vector<uint64_t> relative(128, 0);
+    for (size_t k = 0; k < n; ++k) relative[k] = static_cast<uint64_t>(deltas[k] - min_delta);
+    AppendUleb(ZigZag(min_delta), &s);
+    int widths[4];
+    for (int m = 0; m < 4; ++m) {
+      uint64_t max_value = 0;
+      for (size_t k = m * 32; k < std::min<size_t>(n, (m + 1) * 32); ++k) {
+        max_value = std::max(max_value, relative[k]);
+      }
+      widths[m] = BitWidth(max_value);
+      s.push_back(static_cast<char>(widths[m]));
+    }
+    for (int m = 0; m < 4 && static_cast<size_t>(m * 32) < n; ++m) {
+      PackBits(relative.data() + m * 32, 32, widths[m], &s);
+    }
+  }
+  return s;
+}
+
+TEST(DeltaBinaryPackedTest, ReadsInt32DeltasOf33Bits) {
+  // INT32_MIN, INT32_MAX, INT32_MIN byte by byte: first value zigzag(-2^31) = 2^32 - 1; deltas
+  // +(2^32 - 1) and -(2^32 - 1), min delta -(2^32 - 1) (zigzag 2^33 - 3), so the relative deltas
+  // are 2^33 - 2 and 0: a miniblock of width 33. The values are restored modulo 2^32.
+  std::string bytes = Raw({0x80, 0x01, 0x01, 0x03, 0xff, 0xff, 0xff, 0xff, 0x0f,  // header
+                           0xfd, 0xff, 0xff, 0xff, 0x1f,                          // min delta
+                           33,                                                    // bit width
+                           0xfe, 0xff, 0xff, 0xff, 0x01});  // 2^33 - 2, then 0 (33 bits each)
+  bytes.resize(15 + 128 * 33 / 8, '\0');
+  EXPECT_EQ(bytes, OneMiniblockStream(3, INT32_MIN, -(int64_t{1} << 32) + 1, 33,
+                                      {(uint64_t{1} << 33) - 2, 0}));
+  int32_t out[3];
+  size_t consumed = 0;
+  ASSERT_OK(DecodeDeltaBinaryPacked(U8(bytes), bytes.size(), 3, out, &consumed));
+  EXPECT_EQ(std::vector<int32_t>(out, out + 3),
+            (std::vector<int32_t>{INT32_MIN, INT32_MAX, INT32_MIN}));
+  EXPECT_EQ(consumed, bytes.size());
+}
+
+TEST(DeltaBinaryPackedTest, ReadsTheFullInt32RangeWrittenWithoutWrapping) {
+  std::mt19937 rng(33);
+  std::vector<int32_t> alternating, mixed;
+  for (int i = 0; i < 1000; ++i) alternating.push_back(i % 2 == 0 ? INT32_MIN : INT32_MAX);
+  for (int i = 0; i < 5000; ++i) {
+    switch (i % 7) {
+      case 0: mixed.push_back(INT32_MIN); break;
+      case 1: mixed.push_back(INT32_MAX); break;
+      case 2: mixed.push_back(0); break;
+      case 3: mixed.push_back(-1); break;
+      default: mixed.push_back(static_cast<int32_t>(rng()));
+    }
+  }
+  for (const auto* values : {&alternating, &mixed}) {
+    std::string bytes = EncodeDeltaWithoutWrapping(*values);
+    ASSERT_NE(bytes.find(static_cast<char>(33)), std::string::npos);
+    std::vector<int32_t> back(values->size());
+    size_t consumed = 0;
+    ASSERT_OK(DecodeDeltaBinaryPacked(U8(bytes), bytes.size(), values->size(), back.data(),
+                                      &consumed));
+    EXPECT_EQ(back, *values);
+    EXPECT_EQ(consumed, bytes.size());
+  }
+}
+
+TEST(DeltaBinaryPackedTest, ReadsInt64ExtremesWithAMinDeltaOfInt64Min) {
+  // INT64_MAX, INT64_MIN, INT64_MAX, -1: deltas modulo 2^64 are 1, -1 and INT64_MIN; min delta
+  // INT64_MIN (zigzag 2^64 - 1, a 10-byte varint); relative deltas 2^63 + 1, 2^63 - 1, 0 need 64
+  // bits.
+  const std::string bytes =
+      OneMiniblockStream(4, INT64_MAX, INT64_MIN, 64,
+                         {(uint64_t{1} << 63) + 1, (uint64_t{1} << 63) - 1, 0});
+  int64_t out[4];
+  size_t consumed = 0;
+  ASSERT_OK(DecodeDeltaBinaryPacked(U8(bytes), bytes.size(), 4, out, &consumed));
+  EXPECT_EQ(std::vector<int64_t>(out, out + 4),
+            (std::vector<int64_t>{INT64_MAX, INT64_MIN, INT64_MAX, -1}));
+  EXPECT_EQ(consumed, bytes.size());
+  // The same values, and INT64 extremes beside 0 and -1, through weir's own (wrapping) encoder.
+  ExpectDeltaRoundTrip<int64_t>({INT64_MAX, INT64_MIN, INT64_MAX, -1, 0, INT64_MIN, 1, INT64_MAX});
 }
 
 TEST(DeltaBinaryPackedTest, DecodesMiniblocksOfWidth64) {

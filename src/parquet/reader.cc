@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include <strings.h>
 #include <zlib.h>
 
 #include "columnar/text_format.h"
@@ -715,6 +716,11 @@ Result<std::vector<int>> ParquetReader::FieldIndexes(const std::vector<std::stri
   for (const auto& name : names) {
     int i = schema().FieldIndex(name);
     if (i < 0) {
+      for (const UnreadableField& field : file_schema_.unreadable) {
+        if (strcasecmp(field.name.c_str(), name.c_str()) == 0) {
+          return Status::NotImplemented("Parquet file " + path() + ": " + field.message);
+        }
+      }
       return Status::NotFound("column '" + name + "' is not in " + path() + " (columns: " +
                               schema().ToDdl() + ")");
     }
@@ -723,9 +729,16 @@ Result<std::vector<int>> ParquetReader::FieldIndexes(const std::vector<std::stri
   return out;
 }
 
+Status ParquetReader::CheckAllReadable() const {
+  if (file_schema_.unreadable.empty()) return Status::OK();
+  return Status::NotImplemented("Parquet file " + path() + ": " +
+                                file_schema_.unreadable[0].message);
+}
+
 Result<columnar::Batch> ParquetReader::ReadRowGroup(int index, const std::vector<int>& fields_in) {
   std::vector<int> fields = fields_in;
   if (fields.empty()) {
+    WEIR_RETURN_NOT_OK(CheckAllReadable());
     for (int i = 0; i < schema().num_fields(); ++i) fields.push_back(i);
   }
   columnar::Schema projected;
@@ -791,6 +804,7 @@ Result<columnar::Batch> ParquetReader::ReadRowGroup(int index, const std::vector
 }
 
 Result<columnar::Batch> ParquetReader::ReadAll(const std::vector<int>& fields) {
+  if (fields.empty()) WEIR_RETURN_NOT_OK(CheckAllReadable());
   columnar::Batch all;
   for (int g = 0; g < num_row_groups(); ++g) {
     WEIR_ASSIGN_OR_RETURN(columnar::Batch batch, ReadRowGroup(g, fields));

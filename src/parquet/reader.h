@@ -5,6 +5,10 @@
 // v2, every codec weir links (brotli: NotImplemented), nested struct/list/map with legacy layouts.
 // Any malformed or truncated input yields Corruption naming the file and what was wrong; memory is
 // bounded by one row group of the projected columns. Not thread-safe.
+//
+// A column of a type weir does not read (TIME, INTERVAL, DECIMAL wider than 38 digits) is left out
+// of schema(): the other columns read as usual, and asking for it (by name, or by reading all
+// columns) is NotImplemented naming the column and its Parquet type.
 #pragma once
 
 #include <memory>
@@ -31,17 +35,20 @@ class ParquetReader {
   int64_t num_rows() const { return metadata_.num_rows; }
   const std::string& path() const { return file_->path(); }
 
-  // Reads row group `index`; `fields` are indexes of top-level fields (all when empty). The
+  // Reads row group `index`; `fields` are indexes into schema().fields (all of the file's columns
+  // when empty: NotImplemented naming the column if one is of a type weir does not read). The
   // batch's schema holds the projected fields in the order given.
   Result<columnar::Batch> ReadRowGroup(int index, const std::vector<int>& fields = {});
   // Reads every row group into one batch.
   Result<columnar::Batch> ReadAll(const std::vector<int>& fields = {});
-  // Field indexes for names (case-insensitive); NotFound naming a missing column.
+  // Field indexes for names (case-insensitive); NotFound naming a missing column, NotImplemented
+  // naming a column of a type weir does not read (file_schema().unreadable).
   Result<std::vector<int>> FieldIndexes(const std::vector<std::string>& names) const;
 
  private:
   ParquetReader() = default;
   Status ReadFooter();
+  Status CheckAllReadable() const;
 
   std::unique_ptr<fs::RandomAccessFile> file_;
   int64_t file_size_ = 0;

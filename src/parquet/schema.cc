@@ -1,6 +1,7 @@
 #include "parquet/schema.h"
 
 #include <cmath>
+#include <optional>
 
 namespace weir::parquet {
 
@@ -38,6 +39,10 @@ class SchemaReader {
     FileSchema out;
     for (int i = 0; i < children; ++i) {
       WEIR_ASSIGN_OR_RETURN(Converted c, Convert(0, 0, /*force_required=*/false, {}));
+      if (std::optional<std::string> message = UnreadableMessage(c.field.name, c.node)) {
+        out.unreadable.push_back(UnreadableField{c.field.name, std::move(*message)});
+        continue;
+      }
       out.schema.fields.push_back(std::move(c.field));
       out.fields.push_back(std::move(c.node));
     }
@@ -58,7 +63,52 @@ class SchemaReader {
     return &elements_[pos_++];
   }
 
+  // Why the top-level field `name` cannot be read, if one of its leaves has a type weir does not
+  // read.
+  std::optional<std::string> UnreadableMessage(const std::string& name,
+                                               const LevelNode& node) const {
+    for (int l = node.leaf_begin; l < node.leaf_end; ++l) {
+      const LeafDescriptor& leaf = leaves_[l];
+      if (leaf.unsupported_type.empty()) continue;
+      std::string path;
+      for (const auto& part : leaf.path) path += (path.empty() ? "" : ".") + part;
+      std::string message = "column '" + name + "'";
+      if (path != name) message += " (its field '" + path + "')";
+      message += " has Parquet type " + leaf.unsupported_type + ", which weir does not read";
+      if (leaf.unsupported_type.find("TIME") != std::string::npos) {
+        message += " (weir, like Delta Lake, has no TIME type)";
+      }
+      return message + "; read the file's other columns by naming them";
+    }
+    return std::nullopt;
+  }
+
   static bool IsGroup(const SchemaElement& e) { return !e.type.has_value(); }
+
+  static const char* UnitName(TimeUnit unit) {
+    switch (unit) {
+      case TimeUnit::kMillis: return "MILLIS";
+      case TimeUnit::kMicros: return "MICROS";
+      case TimeUnit::kNanos: return "NANOS";
+    }
+    return "UNKNOWN";
+  }
+
+  // A leaf weir does not read: kept (so column chunks still line up with leaves) with the
+  // columnar type of its physical values, and its Parquet type for the error message.
+  static LeafDescriptor Unsupported(LeafDescriptor leaf, const std::string& annotation) {
+    leaf.unsupported_type = std::string(TypeName(leaf.physical_type)) + " " + annotation;
+    switch (leaf.physical_type) {
+      case Type::kBoolean: leaf.type = DataType::Boolean(); break;
+      case Type::kInt32: leaf.type = DataType::Int32(); break;
+      case Type::kInt64: leaf.type = DataType::Int64(); break;
+      case Type::kFloat: leaf.type = DataType::Float(); break;
+      case Type::kDouble: leaf.type = DataType::Double(); break;
+      default: leaf.type = DataType::Binary(); break;
+    }
+    leaf.conversion = Conversion::kNone;
+    return leaf;
+  }
   static bool Annotated(const SchemaElement& e, LogicalType::Kind kind, ConvertedType converted) {
     if (e.logical_type && e.logical_type->kind == kind) return true;
     return e.converted_type && *e.converted_type == converted;
@@ -189,10 +239,6 @@ class SchemaReader {
     auto has = [&](LogicalType::Kind k, std::optional<ConvertedType> c) {
       return (lt && lt->kind == k) || (c && converted && *converted == *c);
     };
-    auto unsupported = [&](const std::string& what) {
-      return Status::NotImplemented("Parquet column '" + e.name + "': " + what +
-                                    " is not supported by weir");
-    };
     // Decimal in any physical type.
     if (has(LogicalType::Kind::kDecimal, ConvertedType::kDecimal)) {
       int precision = lt && lt->kind == LogicalType::Kind::kDecimal ? lt->precision
@@ -202,7 +248,10 @@ class SchemaReader {
         return Status::Corruption("Parquet column '" + e.name + "': invalid DECIMAL(" +
                                   std::to_string(precision) + "," + std::to_string(scale) + ")");
       }
-      if (precision > 38) return unsupported("DECIMAL with precision " + std::to_string(precision));
+      if (precision > 38) {
+        return Unsupported(leaf, "DECIMAL(" + std::to_string(precision) + "," +
+                                     std::to_string(scale) + ") (more than 38 digits)");
+      }
       leaf.type = DataType::Decimal(precision, scale);
       switch (leaf.physical_type) {
         case Type::kInt32: leaf.conversion = Conversion::kInt32ToDecimal; break;
@@ -214,11 +263,17 @@ class SchemaReader {
       }
       return leaf;
     }
-    if (has(LogicalType::Kind::kTime, ConvertedType::kTimeMillis) ||
-        (converted && *converted == ConvertedType::kTimeMicros)) {
-      return unsupported("TIME");
+    if (lt && lt->kind == LogicalType::Kind::kTime) {
+      return Unsupported(leaf, std::string("TIME(") + UnitName(lt->unit) + ", isAdjustedToUTC=" +
+                                   (lt->is_adjusted_to_utc ? "true" : "false") + ")");
     }
-    if (converted && *converted == ConvertedType::kInterval) return unsupported("INTERVAL");
+    if (converted && *converted == ConvertedType::kTimeMillis) {
+      return Unsupported(leaf, "TIME_MILLIS");
+    }
+    if (converted && *converted == ConvertedType::kTimeMicros) {
+      return Unsupported(leaf, "TIME_MICROS");
+    }
+    if (converted && *converted == ConvertedType::kInterval) return Unsupported(leaf, "INTERVAL");
     switch (leaf.physical_type) {
       case Type::kBoolean: leaf.type = DataType::Boolean(); return leaf;
       case Type::kFloat: leaf.type = DataType::Float(); return leaf;

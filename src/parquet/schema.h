@@ -44,16 +44,30 @@ struct LeafDescriptor {
   Conversion conversion = Conversion::kNone;
   int16_t max_def = 0;
   int16_t max_rep = 0;
+  // Non-empty for a leaf of a type weir does not read (TIME, INTERVAL, DECIMAL wider than 38
+  // digits): its Parquet type, e.g. "INT64 TIME(MICROS, isAdjustedToUTC=false)". `type` is then
+  // the columnar type of the physical values (for display only: the leaf is never decoded).
+  std::string unsupported_type;
+};
+
+// A top-level field holding a leaf weir does not read. It is not in FileSchema::schema or
+// ::fields, so the file's other columns can be read; asking for it fails with `message`.
+struct UnreadableField {
+  std::string name;
+  std::string message;  // names the column, its Parquet type and what the reader can do
 };
 
 struct FileSchema {
-  columnar::Schema schema;
-  std::vector<LevelNode> fields;  // one per top-level field, in schema order
-  std::vector<LeafDescriptor> leaves;
+  columnar::Schema schema;        // the fields weir reads
+  std::vector<LevelNode> fields;  // one per field of `schema`, in schema order
+  std::vector<LeafDescriptor> leaves;  // every leaf of the file, in column chunk order
+  std::vector<UnreadableField> unreadable;  // in file order
 };
 
-// Reads a file's schema elements (depth-first, root first). NotImplemented names a type weir does
-// not read (e.g. TIME, INTERVAL, DECIMAL wider than 38 digits); Corruption for malformed trees.
+// Reads a file's schema elements (depth-first, root first). A field whose subtree holds a type
+// weir does not read (TIME, INTERVAL, DECIMAL wider than 38 digits) goes to `unreadable`;
+// Corruption for malformed trees, NotImplemented for layouts weir does not read (a map without
+// key and value fields, an empty group).
 Result<FileSchema> SchemaFromParquet(const std::vector<SchemaElement>& elements);
 
 // The schema elements weir writes for a columnar schema (root named "schema" first).
