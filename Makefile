@@ -20,9 +20,11 @@ deps:
 	@scripts/install-deps.sh
 
 # The real components the integration tests run beside weir, pinned and cached under
-# $${WEIR_CACHE_DIR:-~/.cache/weir}: Apache Kafka from Maven Central.
+# $${WEIR_CACHE_DIR:-~/.cache/weir}: Apache Kafka from Maven Central; Apache Spark with Delta Lake and
+# delta-rs from PyPI, with Spark's Delta and Kafka jars from Maven Central.
 test-peers:
 	@scripts/install-kafka.sh
+	@scripts/install-python-peers.sh
 
 $(BUILD)/build.ninja:
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)

@@ -1,6 +1,7 @@
 #include "delta/table.h"
 
 #include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -308,6 +309,33 @@ TEST(TableTest, AppendOnlyTablesRejectRemoves) {
   ASSERT_OK_AND_ASSIGN(auto done, compact.Commit());
   EXPECT_EQ(done.snapshot->num_files(), 0);
   ASSERT_STATUS_CODE(kNotFound, Transaction(table->snapshot()).RemoveLiveFile("nope", false));
+}
+
+// A table with the change data feed on (as Spark creates it: writer version 4): weir writes no
+// change data files, so appends and compaction work and a commit that removes data is refused.
+TEST(TableTest, ChangeDataFeedTablesRefuseRemoves) {
+  ScratchDir dir;
+  const std::string root = dir.Sub("t");
+  std::filesystem::create_directories(root + "/_delta_log");
+  std::ofstream(root + "/_delta_log/00000000000000000000.json")
+      << R"({"protocol":{"minReaderVersion":1,"minWriterVersion":4}})" "\n"
+      << R"({"metaData":{"id":"cdf","format":{"provider":"parquet","options":{}},)"
+         R"("schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"integer\",\"nullable\":true,\"metadata\":{}}]}",)"
+         R"("partitionColumns":[],"configuration":{"delta.enableChangeDataFeed":"true"}}})" "\n";
+  ASSERT_OK_AND_ASSIGN(auto table, Table::Open(Local(), root));
+  auto schema = Ddl("id INT");
+  ASSERT_OK_AND_ASSIGN(auto batch, BatchFromJson(schema, {R"({"id":1})"}));
+  ASSERT_OK(table->Append({batch}).status());
+  const std::string path = table->snapshot()->files().begin()->second->path;
+  Transaction remove(table->snapshot());
+  ASSERT_OK(remove.RemoveLiveFile(path, /*data_change=*/true));
+  auto rejected = remove.Commit();
+  ASSERT_STATUS_CODE(kNotImplemented, rejected);
+  EXPECT_NE(rejected.status().message().find("changeDataFeed"), std::string::npos);
+  Transaction compact(table->snapshot());
+  ASSERT_OK(compact.RemoveLiveFile(path, /*data_change=*/false));
+  compact.SetOperation("OPTIMIZE", {});
+  ASSERT_OK(compact.Commit().status());
 }
 
 TEST(TableTest, BatchesMustMatchTheSchema) {

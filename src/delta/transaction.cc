@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "base/text.h"
 #include "delta/checkpoint.h"
 #include "delta/log_replay.h"
 #include "delta/table_features.h"
@@ -170,6 +171,22 @@ Status Transaction::Validate(const Protocol& protocol, const Metadata& metadata,
         return Status::InvalidArgument(
             "Delta table " + table_root_ + " is append-only (delta.appendOnly=true): it cannot "
             "remove " + r.path + "; only rearranging data (dataChange=false) is allowed");
+      }
+    }
+  }
+  // weir writes no change data files (_change_data, cdc actions). Delta readers take a commit
+  // without them as inserts (its adds) and deletes (its removes), which is right for appends and
+  // compaction (dataChange=false) but would report every row of a rewritten file as deleted and
+  // re-inserted: a change that removes data is refused on a table with the change data feed on.
+  auto cdf = metadata.configuration.find("delta.enableChangeDataFeed");
+  if (cdf != metadata.configuration.end() && AsciiLower(cdf->second) == "true") {
+    for (const delta::RemoveFile& r : removes_) {
+      if (r.data_change) {
+        return Status::NotImplemented(
+            "Delta table " + table_root_ + " has the change data feed on (table feature "
+            "changeDataFeed, delta.enableChangeDataFeed=true): weir writes no change data files, "
+            "so it cannot remove or rewrite " + r.path + " (MERGE updates, deletes, overwrites) "
+            "without giving the change feed wrong rows; appends are supported");
       }
     }
   }
