@@ -447,7 +447,10 @@ Result<PartitionOffsets> KafkaSource::QueryOffsets(const PartitionTimestamps& qu
     if (err != RD_KAFKA_RESP_ERR_NO_ERROR) {
       rd_kafka_poll(rk, 0);  // the lookup client's error events, for ClientFailure
       last = ClientFailure(err, std::string("cannot list ") + what + " offsets");
-      if (!IsRetriableOffsetLookupError(err) || !last.IsUnavailable()) break;
+      // A permanent client error (refused credentials, bad configuration) is not retried; an
+      // error of the request itself is, as the per-partition ones below are. librdkafka reports
+      // some per-partition errors (UNKNOWN_TOPIC_OR_PART after a leader move) as the call's.
+      if (!IsRetriableOffsetLookupError(err) || last.IsInvalidArgument()) break;
       continue;
     }
     PartitionOffsets out;

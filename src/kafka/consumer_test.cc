@@ -569,6 +569,25 @@ TEST_F(ConsumerTest, InjectedFetchAndListOffsetsErrorsLoseAndDuplicateNothing) {
   ExpectExactly(got);
 }
 
+// A real broker answers UNKNOWN_TOPIC_OR_PART to a ListOffsets sent to a broker that just lost
+// the partition's leadership; librdkafka reports it as the whole lookup's error. It is retried
+// after a metadata refresh, as Kafka's Java client and Spark do.
+TEST_F(ConsumerTest, ListOffsetsUnknownPartitionAfterLeaderMoveIsRetried) {
+  ProduceAll("none");
+  auto source = OpenSource(SourceOptions(cluster_->bootstraps(),
+                                         {{"fetchOffset.retryIntervalMs", "20"},
+                                          {"kafka.retry.backoff.ms", "20"}}));
+  ASSERT_OK_AND_ASSIGN(auto partitions, source->ListPartitions());
+  // Two failures: the third of Spark's three attempts (fetchOffset.numRetries) succeeds.
+  rd_kafka_mock_push_request_errors(cluster_->get(), kApiListOffsets, 2,
+                                    RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART,
+                                    RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART);
+  ASSERT_OK_AND_ASSIGN(PartitionOffsets earliest, source->EarliestOffsets(partitions));
+  for (const auto& [tp, off] : earliest) EXPECT_EQ(off, 0) << tp.ToString();
+  ASSERT_OK_AND_ASSIGN(PartitionOffsets latest, source->LatestOffsets(partitions));
+  for (const auto& [tp, off] : latest) EXPECT_EQ(off, kPerPartition) << tp.ToString();
+}
+
 TEST_F(ConsumerTest, SlowBrokerStillReadsEverything) {
   ProduceAll("none");
   rd_kafka_mock_broker_set_rtt(cluster_->get(), 1, 50);
