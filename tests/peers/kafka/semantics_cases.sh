@@ -187,16 +187,93 @@ got = sorted((r["eh_partition"], r["eh_offset"], r["raw_value"]) for r in map(js
 assert len(want) == 60 and got == want, (len(got), got[:3], want[:3])' "$d/committed.jsonl" "$d/rc.rows"
   check "... and the checkpoint's end is the log end (55 per partition, markers included)" \
     bash -c '"$1" checkpoint inspect "$2" | grep -q "\"txn\":{\"0\":55,\"1\":55}"' _ "$WEIR" "$d/rc/_checkpoints/sales.bronze.orders_raw"
-  # `weir validate` reads only the table, so today it reports the offsets the transactions'
-  # control records and aborted records took as gaps; they must be exactly those.
-  "$WEIR" validate "$(bronze_table "$d/rc")" --format json > "$d/rc.validate" 2>&1
-  check "weir validate's only gaps are the aborted transactions with their markers ([10,22), [32,44))" \
+  # The table alone cannot tell those offsets from lost ones: without the source's options
+  # `weir validate` reports the aborted transactions with their markers as gaps, and fails.
+  "$WEIR" validate "$(bronze_table "$d/rc")" --format json > "$d/rc.table-only" 2>&1
+  check "weir validate without the source: the aborted transactions with their markers are gaps ([10,22), [32,44))" \
     "$PY" -c '
 import json, sys
 v = json.load(open(sys.argv[1]))
+assert not v["ok"] and v["broker"] is None, v["ok"]
 for p in v["partitions"]:
     assert p["duplicates"] == 0, p
-    assert [(g["from"], g["to_exclusive"]) for g in p["gaps"]] == [(10, 22), (32, 44)], p' "$d/rc.validate"
+    assert [(g["from"], g["to_exclusive"]) for g in p["gaps"]] == [(10, 22), (32, 44)], p' "$d/rc.table-only"
+  # With the flow's pipeline it asks the broker (read_uncommitted and read_committed reads of each
+  # gap) and names the offsets: markers and aborted data are no gaps for a read_committed flow.
+  validate_to() {  # validate_to NAME ARGS...: weir validate into $d/NAME.out (.err), exit code NAME.rc
+    local name=$1
+    shift
+    "$WEIR" validate "$@" > "$d/$name.out" 2> "$d/$name.err"
+    echo $? > "$d/$name.rc"
+  }
+  exited() {  # exited NAME CODE: validate_to NAME exited with CODE (else shows its output)
+    [ "$(cat "$d/$1.rc")" = "$2" ] || { cat "$d/$1.out" "$d/$1.err"; return 1; }
+  }
+  validate_to named "$(bronze_table "$d/rc")" --pipeline "$d/rc.sql"
+  named_txns() {  # named_txns NAME: both partitions' gaps named, as markers and aborted data
+    local p
+    for p in 0 1; do
+      has_all "$d/$1.out" \
+        "partition $p: offset 10 transaction marker, offsets 11-20 aborted transaction, offset 21 transaction marker" \
+        "partition $p: offset 32 transaction marker, offsets 33-42 aborted transaction, offset 43 transaction marker" || return 1
+    done
+  }
+  check "weir validate --pipeline: exit 0, each gap named (offset 10 transaction marker, offsets 11-20 aborted transaction, ...)" \
+    exited named 0
+  check "... in both partitions, and no gap left" \
+    eval 'named_txns named && has_all "$d/named.out" "OK: no gaps, no duplicates" "the flow reads read_committed" &&
+          ! grep "missing offsets" "$d/named.out"'
+  validate_to named-json "$(bronze_table "$d/rc")" --pipeline "$d/rc.sql" --format json
+  check "... and in JSON: no gaps, 24 explained offsets per partition (marker, aborted, marker twice)" \
+    "$PY" -c '
+import json, sys
+v = json.load(open(sys.argv[1]))
+assert v["ok"] and v["broker"]["consulted"] and v["broker"]["topic"] == "txn", v["broker"]
+assert v["broker"]["isolation_level"] == "read_committed" and v["broker"]["cleanup_policy"] == "delete", v["broker"]
+for p in v["partitions"]:
+    assert p["gaps"] == [] and p["missing"] == 0 and p["explained_offsets"] == 24, p
+    got = [(e["from"], e["to_exclusive"], e["reason"]) for e in p["explained"]]
+    want = []
+    for a in (10, 32):
+        want += [(a, a + 1, "transaction_marker"), (a + 1, a + 11, "aborted_transaction"),
+                 (a + 11, a + 12, "transaction_marker")]
+    assert got == want, got' "$d/named-json.out"
+  # A table missing committed records (the window leaves out offsets 7-9 of each partition):
+  # still a gap, beside the named marker and aborted transaction that follow it.
+  validate_to real-gap "$(bronze_table "$d/rc")" --pipeline "$d/rc.sql" --where "eh_offset < 7 OR eh_offset > 9"
+  check "a table missing committed offsets 7-9: still a gap, validate fails (exit 1)" exited real-gap 1
+  check "... 'missing offsets [7, 10): 3 offsets, committed records the broker still has', the rest named" \
+    has_all "$d/real-gap.out" "partition 0: missing offsets [7, 10): 3 offsets, committed records the broker still has" \
+      "partition 1: missing offsets [7, 10): 3 offsets, committed records the broker still has" \
+      "partition 0: offset 10 transaction marker, offsets 11-20 aborted transaction, offset 21 transaction marker" \
+      "FOUND gaps or duplicates"
+  # The source's options on the command line instead: a read_uncommitted flow (the default) reads
+  # aborted records, so a table without them has real gaps; the markers are still named.
+  validate_to ru-view "$(bronze_table "$d/rc")" --bootstrap-servers "$KAFKA_PLAINTEXT" --topic txn --format json
+  check "isolation read_uncommitted (no kafka.isolation.level): the aborted records are gaps the flow should have read" \
+    "$PY" -c '
+import json, sys
+v = json.load(open(sys.argv[1]))
+assert not v["ok"] and v["broker"]["isolation_level"] == "read_uncommitted", v["broker"]
+for p in v["partitions"]:
+    assert [(g["from"], g["to_exclusive"], g["reason"]) for g in p["gaps"]] == [
+        (11, 21, "aborted_read_uncommitted"), (33, 43, "aborted_read_uncommitted")], p["gaps"]
+    assert p["explained_offsets"] == 4 and all(e["reason"] == "transaction_marker" for e in p["explained"]), p' "$d/ru-view.out"
+  # Over SASL_SSL with the Event Hubs connection string from an option file: the same names, and
+  # no secret in the output.
+  printf 'kafka.bootstrap.servers=%s\neventhubs.connectionString=%s\nkafka.ssl.ca.location=%s\nkafka.isolation.level=read_committed\nsubscribe=txn\n' \
+    "$KAFKA_PLAIN" "$EH_CONNECTION_STRING" "$KAFKA_CA" > "$d/source.options"
+  validate_to sasl "$(bronze_table "$d/rc")" --option-file "$d/source.options"
+  check "weir validate --option-file (SASL_SSL, connection string): exit 0, the gaps named, no secret in the output" \
+    eval 'exited sasl 0 && named_txns sasl && no_secret "$d/sasl.out" "$d/sasl.err"'
+  # A broker that cannot be reached: the gaps are reported as without it, validate fails, and
+  # says why, never with a secret.
+  validate_to unreachable "$(bronze_table "$d/rc")" --option-file "$d/source.options" \
+    --option kafka.bootstrap.servers=127.0.0.1:1 --option kafka.request.timeout.ms=2000
+  check "an unreachable broker: exit 1, 'could not consult the broker: ...', the gaps reported as gaps" \
+    eval 'exited unreachable 1 && no_secret "$d/unreachable.out" "$d/unreachable.err" &&
+          has_all "$d/unreachable.out" "could not consult the broker: " "partition 0: missing offsets [10, 22): 12 offsets" \
+            "partition 1: missing offsets [32, 44): 12 offsets" "FOUND gaps or duplicates"'
   bronze_sql "$d/ru.sql" txn "bootstrapServers => '$KAFKA_PLAINTEXT'"
   "$WEIR" run "$d/ru.sql" --lakehouse "$d/ru" --trigger availableNow > "$d/ru.out" 2>&1
   check "default isolation (Spark's read_uncommitted): committed and aborted records, 100" \
@@ -221,6 +298,56 @@ if wanted compacted; then
     table_matches_topic "$(bronze_table "$d/lake")" compacted
   check "... the latest value of each key, and no failure for the compacted offsets (failOnDataLoss=true)" \
     grep -q "key59:3" <(bronze_rows "$(bronze_table "$d/lake")")
+  check "weir validate --pipeline: clean (compaction left the last round: no offset missing between min and max)" \
+    "$WEIR" validate "$(bronze_table "$d/lake")" --pipeline "$d/flow.sql"
+  # Compaction that leaves holes between the records it keeps: 40 keys, then every other key
+  # again; the cleaner drops the first values of keys 0, 2, ..., 38 (offsets 0, 2, ..., 38).
+  kafka_admin create compacted-gaps 1 cleanup.policy=compact segment.ms=1000 min.cleanable.dirty.ratio=0.01 \
+    delete.retention.ms=100 min.compaction.lag.ms=0
+  for i in $(seq 0 39); do echo "key$i:key$i:0"; done | kcat -P -b "$KAFKA_PLAINTEXT" -t compacted-gaps -p 0 -K: 2>/dev/null
+  sleep 1.1
+  for i in $(seq 0 2 38); do echo "key$i:key$i:1"; done | kcat -P -b "$KAFKA_PLAINTEXT" -t compacted-gaps -p 0 -K: 2>/dev/null
+  sleep 1.1
+  echo "roll:roll" | kcat -P -b "$KAFKA_PLAINTEXT" -t compacted-gaps -p 0 -K: 2>/dev/null  # rolls the segment
+  for _ in $(seq 1 60); do [ "$(topic_records compacted-gaps)" -le 41 ] && break; sleep 0.5; done
+  check "the broker compacted the keys written twice ($(topic_records compacted-gaps) of 61 records left)" \
+    test "$(topic_records compacted-gaps)" -eq 41
+  bronze_sql "$d/gaps.sql" compacted-gaps "bootstrapServers => '$KAFKA_PLAINTEXT'"
+  "$WEIR" run "$d/gaps.sql" --lakehouse "$d/gaps" --trigger availableNow > "$d/gaps.out" 2>&1
+  check "the table is the compacted topic as kcat sees it" table_matches_topic "$(bronze_table "$d/gaps")" compacted-gaps
+  # validate alone sees 19 gaps (offsets 2, 4, ..., 38); with the pipeline they are named.
+  "$WEIR" validate "$(bronze_table "$d/gaps")" --format json > "$d/table-only.json" 2>&1
+  check "weir validate without the source: the compacted offsets 2, 4, ..., 38 are gaps (exit 1)" \
+    "$PY" -c '
+import json, sys
+v = json.load(open(sys.argv[1]))
+p = v["partitions"][0]
+assert not v["ok"] and [g["from"] for g in p["gaps"]] == list(range(2, 40, 2)), p["gaps"]' "$d/table-only.json"
+  "$WEIR" validate "$(bronze_table "$d/gaps")" --pipeline "$d/gaps.sql" > "$d/named.out" 2>&1
+  echo $? > "$d/named.rc"
+  check "weir validate --pipeline: exit 0, 'offset 2 compacted away (or transaction marker)' ... (cleanup.policy=compact)" \
+    bash -c '[ "$(cat "$1/named.rc")" = 0 ] && grep -q "partition 0: offset 2 compacted away (or transaction marker)$" "$1/named.out" &&
+             grep -q "partition 0: offset 38 compacted away (or transaction marker)$" "$1/named.out" &&
+             grep -q "cleanup.policy=compact" "$1/named.out" && ! grep -q "missing offsets" "$1/named.out" ||
+             { cat "$1/named.out"; exit 1; }' _ "$d"
+  "$WEIR" validate "$(bronze_table "$d/gaps")" --pipeline "$d/gaps.sql" --format json > "$d/named.json" 2>&1
+  check "... in JSON: no gaps, the 19 offsets explained as compacted" \
+    "$PY" -c '
+import json, sys
+v = json.load(open(sys.argv[1]))
+assert v["ok"] and v["broker"]["cleanup_policy"] == "compact", v["broker"]
+p = v["partitions"][0]
+assert p["missing"] == 0 and p["gaps"] == [] and p["explained_offsets"] == 19, p
+assert [(e["from"], e["reason"]) for e in p["explained"]] == [(o, "compacted_or_marker") for o in range(2, 40, 2)], p' "$d/named.json"
+  # A record compaction kept (offset 5), missing from the table: a gap between compacted ones.
+  "$WEIR" validate "$(bronze_table "$d/gaps")" --pipeline "$d/gaps.sql" --where "eh_offset <> 5" > "$d/kept.out" 2>&1
+  echo $? > "$d/kept.rc"
+  check "a kept record left out of the table (offset 5): a gap between the compacted offsets 4 and 6, exit 1" \
+    bash -c '[ "$(cat "$1/kept.rc")" = 1 ] &&
+             grep -q "partition 0: offset 4 compacted away (or transaction marker)$" "$1/kept.out" &&
+             grep -q "partition 0: missing offsets \[5, 6): 1 offset, committed record the broker still has" "$1/kept.out" &&
+             grep -q "partition 0: offset 6 compacted away (or transaction marker)$" "$1/kept.out" ||
+             { cat "$1/kept.out"; exit 1; }' _ "$d"
   case_end
 fi
 
