@@ -277,8 +277,7 @@ BlobClient::BlobClient(std::string endpoint, std::string account, AzureCredentia
       transport_(transport),
       options_(std::move(options)),
       counters_(std::make_unique<Counters>()) {
-  if (credentials_.kind == AzureCredentials::Kind::kClientSecret ||
-      credentials_.kind == AzureCredentials::Kind::kManagedIdentity) {
+  if (credentials_.UsesTokens()) {
     tokens_ = std::make_unique<TokenSource>(credentials_, transport_);
   }
   sleep_ = [](int64_t ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); };
@@ -314,7 +313,8 @@ Status BlobClient::Authorize(const Call& call, HttpRequest* request) {
     case AzureCredentials::Kind::kSas:  // in the query string
       return Status::OK();
     case AzureCredentials::Kind::kClientSecret:
-    case AzureCredentials::Kind::kManagedIdentity: {
+    case AzureCredentials::Kind::kManagedIdentity:
+    case AzureCredentials::Kind::kWorkloadIdentity: {
       WEIR_ASSIGN_OR_RETURN(std::string token, tokens_->Token());
       request->headers.emplace_back("Authorization", "Bearer " + token);
       return Status::OK();

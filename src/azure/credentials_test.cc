@@ -6,10 +6,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <deque>
+#include <future>
 #include <map>
 #include <thread>
+#include <vector>
 
+#include "azure/azure_url.h"
 #include "azure/blob_client.h"
 #include "azure/fake_transport.h"
 #include "base/testing.h"
@@ -116,7 +122,9 @@ TEST(TokenSourceTest, ManagedIdentitySelectorsAndAppService) {
     if (name == "IDENTITY_HEADER") return "hdr-value";
     return std::nullopt;
   });
-  ASSERT_OK(TokenSource(app_service, &transport).Token().status());
+  TokenSource app_source(app_service, &transport);
+  ASSERT_OK_AND_ASSIGN(AccessToken token, app_source.Get());
+  EXPECT_EQ(token.expires_at_ms, 4102444800LL * 1000);  // expires_on: seconds since the epoch
   auto requests = transport.requests();
   ASSERT_EQ(requests.size(), 2u);
   EXPECT_EQ(requests[0].url,
@@ -133,69 +141,314 @@ TEST(TokenSourceTest, ManagedIdentitySelectorsAndAppService) {
     return std::nullopt;
   });
   EXPECT_EQ(pod.imds_endpoint, "http://127.0.0.1:2/metadata/identity/oauth2/token");
+  // Two selectors at once: InvalidArgument before any request.
+  AzureCredentials both = AzureCredentials::ManagedIdentity("c");
+  both.managed_identity_object_id = "o";
+  ASSERT_STATUS_CODE(kInvalidArgument, TokenSource(both, &transport).Token());
+  EXPECT_EQ(transport.requests().size(), 2u);
 }
 
-TEST(AzureCredentialsTest, EnvironmentChainAsTheAzureSdks) {
-  std::map<std::string, std::string> vars = {{"AZURE_TENANT_ID", "t"},
-                                             {"AZURE_CLIENT_ID", "c"},
-                                             {"AZURE_FEDERATED_TOKEN_FILE", "/f"},
-                                             {"AZURE_AUTHORITY_HOST", "https://login.microsoftonline.us/"}};
-  auto env = [&](const std::string& name) -> std::optional<std::string> {
+using Vars = std::map<std::string, std::string>;
+AzureCredentials::Environment EnvOf(const Vars& vars) {
+  return [&vars](const std::string& name) -> std::optional<std::string> {
     auto it = vars.find(name);
     return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
   };
-  auto c = AzureCredentials::FromEnvironment(env);
+}
+
+TEST(AzureCredentialsTest, EnvironmentChainAsTheAzureSdks) {
+  Vars vars = {{"AZURE_TENANT_ID", "t"},
+               {"AZURE_CLIENT_ID", "c"},
+               {"AZURE_FEDERATED_TOKEN_FILE", "/f"},
+               {"AZURE_AUTHORITY_HOST", "https://login.microsoftonline.us/"}};
+  ASSERT_OK_AND_ASSIGN(auto c, AzureCredentials::FromEnvironment(EnvOf(vars)));
   ASSERT_TRUE(c.has_value());
   EXPECT_EQ(c->kind, AzureCredentials::Kind::kWorkloadIdentity);
   EXPECT_EQ(c->federated_token_file, "/f");
   EXPECT_EQ(c->authority_host, "https://login.microsoftonline.us");
   vars["AZURE_CLIENT_SECRET"] = "s";  // a client secret comes first
-  c = AzureCredentials::FromEnvironment(env);
+  ASSERT_OK_AND_ASSIGN(c, AzureCredentials::FromEnvironment(EnvOf(vars)));
   ASSERT_TRUE(c.has_value());
   EXPECT_EQ(c->kind, AzureCredentials::Kind::kClientSecret);
+  // AZURE_TOKEN_CREDENTIALS naming one credential limits the chain to it.
+  vars["AZURE_TOKEN_CREDENTIALS"] = "WorkloadIdentityCredential";
+  ASSERT_OK_AND_ASSIGN(c, AzureCredentials::FromEnvironment(EnvOf(vars)));
+  EXPECT_EQ(c->kind, AzureCredentials::Kind::kWorkloadIdentity);
+  vars["AZURE_TOKEN_CREDENTIALS"] = "managedidentitycredential";  // case-insensitive
+  ASSERT_OK_AND_ASSIGN(c, AzureCredentials::FromEnvironment(EnvOf(vars)));
+  EXPECT_EQ(c->kind, AzureCredentials::Kind::kManagedIdentity);
+  EXPECT_EQ(c->managed_identity_client_id, "c");  // AZURE_CLIENT_ID picks a user-assigned one
+  vars.erase("AZURE_TOKEN_CREDENTIALS");
+  // A sovereign cloud's host without a scheme; http only to loopback.
+  vars["AZURE_AUTHORITY_HOST"] = "login.chinacloudapi.cn";
+  ASSERT_OK_AND_ASSIGN(c, AzureCredentials::FromEnvironment(EnvOf(vars)));
+  EXPECT_EQ(c->authority_host, "https://login.chinacloudapi.cn");
+  vars["AZURE_AUTHORITY_HOST"] = "http://login.example.com";
+  auto insecure = AzureCredentials::FromEnvironment(EnvOf(vars));
+  ASSERT_STATUS_CODE(kInvalidArgument, insecure);
+  EXPECT_NE(insecure.status().message().find("AZURE_AUTHORITY_HOST must use https://"),
+            std::string::npos);
+  vars["AZURE_AUTHORITY_HOST"] = "http://127.0.0.1:8080/";
+  ASSERT_OK_AND_ASSIGN(c, AzureCredentials::FromEnvironment(EnvOf(vars)));
+  EXPECT_EQ(c->authority_host, "http://127.0.0.1:8080");
   vars.erase("AZURE_TENANT_ID");
-  EXPECT_FALSE(AzureCredentials::FromEnvironment(env).has_value());
+  ASSERT_OK_AND_ASSIGN(c, AzureCredentials::FromEnvironment(EnvOf(vars)));
+  EXPECT_FALSE(c.has_value());
 }
 
-TEST(TokenSourceTest, FailuresNameTheClientButNotTheSecret) {
+TEST(AzureCredentialsTest, ManagedIdentityOnlyWhenAskedFor) {
+  Vars vars = {{"IDENTITY_ENDPOINT", "http://127.0.0.1:7/msi/token"}, {"IDENTITY_HEADER", "h"}};
+  ASSERT_OK_AND_ASSIGN(auto c, AzureCredentials::FromEnvironment(EnvOf(vars)));
+  EXPECT_FALSE(c.has_value());  // cannot be detected without a request: opt-in
+  for (const char* value : {"prod", "ManagedIdentityCredential"}) {
+    SCOPED_TRACE(value);
+    vars["AZURE_TOKEN_CREDENTIALS"] = value;
+    ASSERT_OK_AND_ASSIGN(c, AzureCredentials::FromEnvironment(EnvOf(vars)));
+    ASSERT_TRUE(c.has_value());
+    EXPECT_EQ(c->kind, AzureCredentials::Kind::kManagedIdentity);
+    EXPECT_EQ(c->managed_identity_client_id, "");
+    EXPECT_EQ(c->identity_endpoint, "http://127.0.0.1:7/msi/token");
+  }
+  vars["AZURE_TOKEN_CREDENTIALS"] = "dev";
+  auto dev = AzureCredentials::FromEnvironment(EnvOf(vars));
+  ASSERT_STATUS_CODE(kInvalidArgument, dev);
+  EXPECT_NE(dev.status().message().find("AZURE_TOKEN_CREDENTIALS='dev'"), std::string::npos);
+}
+
+TEST(AzureCredentialsTest, StorageEnvironmentOrder) {
+  Vars vars = {{"AZURE_STORAGE_KEY", "k"},         {"AZURE_STORAGE_SAS_TOKEN", "sv=1"},
+               {"AZURE_TENANT_ID", "t"},           {"AZURE_CLIENT_ID", "c"},
+               {"AZURE_CLIENT_SECRET", "s"},       {"AZURE_FEDERATED_TOKEN_FILE", "/f"},
+               {"AZURE_TOKEN_CREDENTIALS", "prod"}};
+  // Each source wins over the ones after it.
+  const std::vector<std::pair<std::string, AzureCredentials::Kind>> order = {
+      {"AZURE_STORAGE_KEY", AzureCredentials::Kind::kSharedKey},
+      {"AZURE_STORAGE_SAS_TOKEN", AzureCredentials::Kind::kSas},
+      {"AZURE_CLIENT_SECRET", AzureCredentials::Kind::kClientSecret},
+      {"AZURE_FEDERATED_TOKEN_FILE", AzureCredentials::Kind::kWorkloadIdentity},
+      {"AZURE_TOKEN_CREDENTIALS", AzureCredentials::Kind::kManagedIdentity}};
+  for (const auto& [variable, kind] : order) {
+    SCOPED_TRACE(variable);
+    ASSERT_OK_AND_ASSIGN(auto c, AzureCredentials::FromStorageEnvironment("acct", EnvOf(vars)));
+    ASSERT_TRUE(c.has_value());
+    EXPECT_EQ(c->kind, kind);
+    vars.erase(variable);
+  }
+  ASSERT_OK_AND_ASSIGN(auto none, AzureCredentials::FromStorageEnvironment("acct", EnvOf(vars)));
+  EXPECT_FALSE(none.has_value());
+  // A key or SAS belongs to AZURE_STORAGE_ACCOUNT when that is set; Entra ID ones to any account.
+  vars = {{"AZURE_STORAGE_ACCOUNT", "other"}, {"AZURE_STORAGE_ACCOUNT_KEY", "k"},
+          {"AZURE_TENANT_ID", "t"}, {"AZURE_CLIENT_ID", "c"}, {"AZURE_CLIENT_SECRET", "s"}};
+  ASSERT_OK_AND_ASSIGN(auto other, AzureCredentials::FromStorageEnvironment("acct", EnvOf(vars)));
+  EXPECT_EQ(other->kind, AzureCredentials::Kind::kClientSecret);
+  ASSERT_OK_AND_ASSIGN(auto own, AzureCredentials::FromStorageEnvironment("other", EnvOf(vars)));
+  EXPECT_EQ(own->kind, AzureCredentials::Kind::kSharedKey);
+  EXPECT_EQ(own->account_key, "k");
+}
+
+TEST(TokenSourceTest, FailuresNameTheEndpointAndClientButNotTheSecret) {
   FakeTransport transport([](const RecordedRequest&) {
     return FakeTransport::Response(
-        401, {}, "{\"error\":\"invalid_client\",\"error_description\":\"AADSTS7000215\"}");
+        401, {},
+        "{\"error\":\"invalid_client\",\"error_description\":\"AADSTS7000215: Invalid client "
+        "secret provided: SUPERSECRET\"}");
   });
-  TokenSource source(AzureCredentials::ClientSecret("t1", "c1", "SUPERSECRET"), &transport);
+  AzureCredentials credentials = AzureCredentials::ClientSecret("t1", "c1", "SUPERSECRET");
+  credentials.authority_host = "http://127.0.0.1:9";
+  TokenSource source(credentials, &transport);
   auto token = source.Token();
   ASSERT_STATUS_CODE(kIOError, token);
   const std::string& message = token.status().message();
-  EXPECT_NE(message.find("client c1 in tenant t1"), std::string::npos) << message;
-  EXPECT_NE(message.find("HTTP 401 invalid_client"), std::string::npos) << message;
-  EXPECT_EQ(message.find("SUPERSECRET"), std::string::npos);
+  EXPECT_NE(message.find("http://127.0.0.1:9/t1/oauth2/v2.0/token"), std::string::npos) << message;
+  EXPECT_NE(message.find("application c1 in tenant t1"), std::string::npos) << message;
+  EXPECT_NE(message.find("HTTP 401 invalid_client: AADSTS7000215"), std::string::npos) << message;
+  EXPECT_EQ(message.find("SUPERSECRET"), std::string::npos) << message;
 
   FakeTransport busy([](const RecordedRequest&) { return FakeTransport::Response(503); });
   TokenSource busy_source(AzureCredentials::ClientSecret("t1", "c1", "x"), &busy);
   ASSERT_STATUS_CODE(kUnavailable, busy_source.Token());
+  EXPECT_EQ(busy.requests().size(), 1u);  // storage: the blob client retries the whole request
 
   TokenSource incomplete(AzureCredentials::ClientSecret("t1", "", ""), &busy);
   ASSERT_STATUS_CODE(kInvalidArgument, incomplete.Token());
+  EXPECT_EQ(busy.requests().size(), 1u);
+
+  // No answer at all: Unavailable naming the token endpoint, not the App Service header.
+  FakeTransport down([](const RecordedRequest& r) -> Result<HttpResponse> {
+    return Status::Unavailable("HTTP GET " + RedactUrl(r.url) + " failed: Connection refused");
+  });
+  AzureCredentials app = AzureCredentials::ManagedIdentity();
+  app.identity_endpoint = "http://127.0.0.1:8/msi/token";
+  app.identity_header = "HEADERSECRET";
+  auto unreachable = TokenSource(app, &down).Token();
+  ASSERT_STATUS_CODE(kUnavailable, unreachable);
+  EXPECT_NE(unreachable.status().message().find("token endpoint"), std::string::npos);
+  EXPECT_NE(unreachable.status().message().find("http://127.0.0.1:8/msi/token"), std::string::npos);
+  EXPECT_EQ(unreachable.status().message().find("HEADERSECRET"), std::string::npos);
+  EXPECT_EQ(down.requests()[0].Header("X-IDENTITY-HEADER"), "HEADERSECRET");
+
+  // A federated token file that cannot be read, or is empty.
+  AzureCredentials wi = AzureCredentials::WorkloadIdentity("t", "c", "/nonexistent/token");
+  auto unreadable = TokenSource(wi, &transport).Token();
+  ASSERT_STATUS_CODE(kIOError, unreadable);
+  EXPECT_NE(unreadable.status().message().find(
+                "cannot read the federated token file /nonexistent/token"),
+            std::string::npos)
+      << unreadable.status().message();
+  TokenSource empty(wi, &transport, nullptr,
+                    [](const std::string&) -> Result<std::string> { return std::string(" \n"); });
+  auto empty_token = empty.Token();
+  ASSERT_STATUS_CODE(kIOError, empty_token);
+  EXPECT_NE(empty_token.status().message().find("/nonexistent/token is empty"), std::string::npos);
+}
+
+TEST(TokenSourceTest, ShortLivedTokensAreRefreshedAtHalfTheirLifetime) {
+  int issued = 0;
+  FakeTransport transport([&](const RecordedRequest&) {
+    return TokenResponse("t" + std::to_string(++issued), "60");
+  });
+  int64_t now = 0;
+  TokenSource source(AzureCredentials::ClientSecret("t", "c", "s"), &transport,
+                     [&] { return now; });
+  ASSERT_OK(source.Token().status());
+  now = 29'000;
+  ASSERT_OK(source.Token().status());
+  EXPECT_EQ(transport.requests().size(), 1u);
+  now = 31'000;
+  ASSERT_OK_AND_ASSIGN(std::string token, source.Token());
+  EXPECT_EQ(token, "t2");
+}
+
+TEST(TokenSourceTest, KafkaStylePolicyRetriesAndRefreshesAtHalfTheLifetime) {
+  int calls = 0;
+  FakeTransport transport([&](const RecordedRequest&) {
+    if (++calls == 1) return FakeTransport::Response(429);
+    return TokenResponse("tok", "3600");
+  });
+  EntraTokenRequest request;
+  request.token_endpoint = "https://login.microsoftonline.com/t/oauth2/v2.0/token";
+  request.client_id = "c";
+  request.client_secret = "s";
+  request.scope = "https://ns.servicebus.windows.net/.default";
+  TokenSource::Options options;
+  int64_t now = 0;
+  std::vector<int64_t> sleeps;
+  options.now_ms = [&] { return now; };
+  options.sleep_ms = [&](int64_t ms) { sleeps.push_back(ms); };
+  options.max_age_fraction = 0.5;
+  options.attempts = 3;
+  TokenSource source(request, &transport, options);
+  ASSERT_OK(source.Token().status());
+  EXPECT_EQ(sleeps, std::vector<int64_t>{500});
+  now = 29 * 60 * 1000;
+  ASSERT_OK(source.Token().status());
+  EXPECT_EQ(calls, 2);
+  now = 31 * 60 * 1000;  // past half of the hour, long before the five-minute margin
+  ASSERT_OK(source.Token().status());
+  EXPECT_EQ(calls, 3);
+  auto body = transport.requests()[0].body;
+  EXPECT_NE(body.find("&scope=https%3A%2F%2Fns.servicebus.windows.net%2F.default"),
+            std::string::npos);
+}
+
+// Concurrent callers share one refresh: one token request, every caller gets its token.
+TEST(TokenSourceTest, ConcurrentCallersShareOneRefresh) {
+  std::atomic<int> calls{0};
+  FakeTransport transport([&](const RecordedRequest&) {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    return TokenResponse("shared", "3600");
+  });
+  TokenSource source(AzureCredentials::ClientSecret("t", "c", "s"), &transport);
+  std::vector<std::thread> threads;
+  std::vector<std::string> tokens(8);
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    threads.emplace_back([&, i] { tokens[i] = source.Token().ValueOrDie(); });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(calls.load(), 1);
+  for (const std::string& token : tokens) EXPECT_EQ(token, "shared");
+
+  // A failed refresh is shared too: the waiting callers get its error, not a request each.
+  calls = 0;
+  FakeTransport refusing([&](const RecordedRequest&) {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    return FakeTransport::Response(400, {}, R"({"error":"invalid_request"})");
+  });
+  TokenSource failing(AzureCredentials::ManagedIdentity(), &refusing);
+  std::atomic<int> failures{0};
+  threads.clear();
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&] {
+      if (failing.Token().status().IsIOError()) ++failures;
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 4);
+  EXPECT_LE(calls.load(), 4);
+  EXPECT_GE(calls.load(), 1);
+}
+
+// While one caller refreshes a token that is due, others keep using it if it is still valid.
+TEST(TokenSourceTest, AValidTokenIsServedWhileAnotherCallerRefreshes) {
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> calls{0};
+  FakeTransport transport([&](const RecordedRequest&) {
+    if (++calls == 2) released.wait();  // the refresh hangs until the test lets it go
+    return TokenResponse("token-" + std::to_string(calls.load()), "3600");
+  });
+  std::atomic<int64_t> now{0};
+  TokenSource source(AzureCredentials::ClientSecret("t", "c", "s"), &transport,
+                     [&] { return now.load(); });
+  ASSERT_OK(source.Token().status());
+  now = 56 * 60 * 1000;  // four minutes left: due for a refresh, still valid
+  std::thread refresher([&] { EXPECT_EQ(source.Token().ValueOrDie(), "token-2"); });
+  while (calls.load() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_OK_AND_ASSIGN(std::string during, source.Token());
+  EXPECT_EQ(during, "token-1");
+  release.set_value();
+  refresher.join();
+  ASSERT_OK_AND_ASSIGN(std::string after, source.Token());
+  EXPECT_EQ(after, "token-2");
+  EXPECT_EQ(calls.load(), 2);
 }
 
 // A blob request with Entra ID credentials carries the cached bearer token; the token endpoint is
 // asked once for many requests.
 TEST(TokenSourceTest, BlobClientSendsBearerTokens) {
-  FakeTransport transport([](const RecordedRequest& r) {
-    if (r.url.find("/oauth2/") != std::string::npos) return TokenResponse("abc", "3600");
-    return FakeTransport::Response(202);
-  });
-  AzureCredentials credentials = AzureCredentials::ClientSecret("t", "c", "s");
-  credentials.authority_host = "http://127.0.0.1:9";
-  BlobClient client("https://acct.blob.core.windows.net", "acct", credentials, &transport,
-                    BlobClient::Options());
-  ASSERT_OK(client.DeleteBlob("c", "a"));
-  ASSERT_OK(client.DeleteBlob("c", "b"));
-  auto requests = transport.requests();
-  ASSERT_EQ(requests.size(), 3u);
-  EXPECT_EQ(requests[1].url, "https://acct.blob.core.windows.net/c/a");
-  EXPECT_EQ(requests[1].Header("Authorization"), "Bearer abc");
-  EXPECT_EQ(requests[2].Header("Authorization"), "Bearer abc");
+  for (const bool workload : {false, true}) {
+    SCOPED_TRACE(workload);
+    FakeTransport transport([](const RecordedRequest& r) {
+      if (r.url.find("/oauth2/") != std::string::npos) return TokenResponse("abc", "3600");
+      return FakeTransport::Response(202);
+    });
+    char token_file[] = "/tmp/weir-federated-XXXXXX";
+    int fd = mkstemp(token_file);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::write(fd, "eyJ.federated.token\n", 20), 20);
+    ::close(fd);
+    AzureCredentials credentials =
+        workload ? AzureCredentials::WorkloadIdentity("t", "c", token_file)
+                 : AzureCredentials::ClientSecret("t", "c", "s");
+    credentials.authority_host = "http://127.0.0.1:9";
+    BlobClient client("https://acct.blob.core.windows.net", "acct", credentials, &transport,
+                      BlobClient::Options());
+    ASSERT_OK(client.DeleteBlob("c", "a"));
+    ASSERT_OK(client.DeleteBlob("c", "b"));
+    ::unlink(token_file);
+    auto requests = transport.requests();
+    ASSERT_EQ(requests.size(), 3u);
+    EXPECT_EQ(requests[0].url, "http://127.0.0.1:9/t/oauth2/v2.0/token");
+    EXPECT_NE(requests[0].body.find(workload ? "client_assertion=eyJ.federated.token&"
+                                             : "client_secret=s&"),
+              std::string::npos)
+        << requests[0].body;
+    EXPECT_EQ(requests[1].url, "https://acct.blob.core.windows.net/c/a");
+    EXPECT_EQ(requests[1].Header("Authorization"), "Bearer abc");
+    EXPECT_EQ(requests[2].Header("Authorization"), "Bearer abc");
+  }
 }
 
 // A one-connection-at-a-time HTTP/1.1 server on 127.0.0.1 answering from a script of canned

@@ -40,6 +40,31 @@ size_t WriteHeader(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
+// The host of `url` ("http://[::1]:80/x" -> "::1"), lower case.
+std::string HostOf(const std::string& url) {
+  size_t scheme = url.find("://");
+  size_t begin = scheme == std::string::npos ? 0 : scheme + 3;
+  size_t end = url.find_first_of("/?#", begin);
+  std::string authority =
+      url.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+  size_t at = authority.rfind('@');
+  if (at != std::string::npos) authority = authority.substr(at + 1);
+  std::string host;
+  if (!authority.empty() && authority.front() == '[') {
+    host = authority.substr(1, authority.find(']') - 1);
+  } else {
+    host = authority.substr(0, authority.find(':'));
+  }
+  for (char& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return host;
+}
+
+// IMDS (link-local) and loopback endpoints are reached directly, never through a proxy.
+bool BypassesProxy(const std::string& host) {
+  return host == "169.254.169.254" || host == "localhost" || host == "::1" ||
+         host.starts_with("127.");
+}
+
 }  // namespace
 
 std::string HttpResponse::Header(std::string_view name) const {
@@ -96,6 +121,11 @@ Result<HttpResponse> CurlTransport::Send(const HttpRequest& request) {
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, WriteHeader);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &response);
   curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
+  if (options_.total_timeout_ms > 0) {
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.total_timeout_ms));
+  }
+  const std::string host = HostOf(request.url);
+  if (BypassesProxy(host)) curl_easy_setopt(curl, CURLOPT_PROXY, "");
 
   if (request.method == "GET") {
     curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
@@ -130,7 +160,7 @@ Result<HttpResponse> CurlTransport::Send(const HttpRequest& request) {
     std::string target = RedactUrl(request.url);
     std::string reason = curl_easy_strerror(code);
     return Status::Unavailable("HTTP " + request.method + " " + target + " failed: " + reason +
-                               " (check the network path to the storage endpoint)");
+                               " (check the network path to " + host + ")");
   }
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
   Release(curl);

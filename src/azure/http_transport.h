@@ -1,7 +1,10 @@
 // HttpTransport: sends one HTTP request and returns the response, no retries, no auth. The
 // libcurl implementation keeps a small pool of easy handles so connections are reused
-// (keep-alive). Failures to get any response (DNS, connect, timeout, reset) are Unavailable;
-// messages never contain the request's query string (it may hold a SAS token).
+// (keep-alive) and verifies TLS certificates (libcurl's defaults, never turned off). Failures to
+// get any response (DNS, connect, timeout, reset) are Unavailable naming the method, the URL and
+// its host; messages never contain the request's query string (it may hold a SAS token).
+// Requests to the managed identity endpoint (169.254.169.254) and to loopback hosts never go
+// through a proxy (HTTPS_PROXY / HTTP_PROXY), as in the Azure SDKs.
 // Thread-safe: Send() may be called from many threads at once.
 #pragma once
 
@@ -47,6 +50,8 @@ class CurlTransport final : public HttpTransport {
     int64_t connect_timeout_ms = 10'000;
     // A transfer slower than 1 byte/s for this long is abandoned (Unavailable).
     int64_t stall_timeout_ms = 60'000;
+    // The whole request, connect to last byte (0: no limit). Token requests set one.
+    int64_t total_timeout_ms = 0;
     size_t max_idle_handles = 16;
   };
 

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <vector>
 
 #include "azure/blob_file_system.h"
 #include "fs/local_file_system.h"
@@ -168,12 +169,6 @@ class AccountSettings {
   std::string found_;
 };
 
-std::optional<std::string> Env(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr || *value == '\0') return std::nullopt;
-  return std::string(value);
-}
-
 // "https://login.microsoftonline.com/<tenant>/oauth2/token" (or /oauth2/v2.0/token) → the
 // authority host and the tenant.
 Status ParseOAuthEndpoint(const std::string& endpoint, azure::AzureCredentials* credentials) {
@@ -186,26 +181,83 @@ Status ParseOAuthEndpoint(const std::string& endpoint, azure::AzureCredentials* 
         "fs.azure.account.oauth2.client.endpoint must look like "
         "https://login.microsoftonline.com/<tenant-id>/oauth2/token, got '" + endpoint + "'");
   }
-  credentials->authority_host = endpoint.substr(0, host_end);
+  WEIR_ASSIGN_OR_RETURN(credentials->authority_host,
+                        azure::NormalizeAuthorityHost(endpoint.substr(0, host_end),
+                                                      "fs.azure.account.oauth2.client.endpoint"));
   credentials->tenant_id = endpoint.substr(host_end + 1, tenant_end - host_end - 1);
   return Status::OK();
 }
 
-Result<azure::AzureCredentials> OAuthCredentials(AccountSettings& s) {
+// hadoop-azure's WorkloadIdentityTokenProvider: fs.azure.account.oauth2.msi.tenant,
+// fs.azure.account.oauth2.client.id and fs.azure.account.oauth2.token.file (else the variables
+// the AKS workload identity webhook sets, else hadoop's default token path), the authority from
+// fs.azure.account.oauth2.msi.authority (else AZURE_AUTHORITY_HOST).
+Result<azure::AzureCredentials> WorkloadIdentityCredentials(
+    AccountSettings& s, const std::string& account,
+    const azure::AzureCredentials::Environment& env) {
+  WEIR_ASSIGN_OR_RETURN(auto tenant, s.Get("fs.azure.account.oauth2.msi.tenant"));
+  WEIR_ASSIGN_OR_RETURN(auto client_id, s.Get("fs.azure.account.oauth2.client.id"));
+  WEIR_ASSIGN_OR_RETURN(auto token_file, s.Get("fs.azure.account.oauth2.token.file"));
+  WEIR_ASSIGN_OR_RETURN(auto authority, s.Get("fs.azure.account.oauth2.msi.authority"));
+  auto pick = [&](const std::optional<std::string>& setting, const char* variable) {
+    if (setting && !setting->empty()) return *setting;
+    return env(variable).value_or("");
+  };
+  azure::AzureCredentials c = azure::AzureCredentials::WorkloadIdentity(
+      pick(tenant, "AZURE_TENANT_ID"), pick(client_id, "AZURE_CLIENT_ID"),
+      pick(token_file, "AZURE_FEDERATED_TOKEN_FILE"));
+  if (c.federated_token_file.empty()) c.federated_token_file = azure::kDefaultFederatedTokenFile;
+  std::vector<std::string> missing;
+  const std::string suffix = "." + account + ".dfs.core.windows.net";
+  if (c.tenant_id.empty()) {
+    missing.push_back("fs.azure.account.oauth2.msi.tenant" + suffix + " (or AZURE_TENANT_ID)");
+  }
+  if (c.client_id.empty()) {
+    missing.push_back("fs.azure.account.oauth2.client.id" + suffix + " (or AZURE_CLIENT_ID)");
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (const std::string& m : missing) list += (list.empty() ? "" : " and ") + m;
+    return Status::InvalidArgument("WorkloadIdentityTokenProvider needs " + list +
+                                   "; set it with SET in the pipeline or --set");
+  }
+  if (authority && !authority->empty()) {
+    const std::string setting = "fs.azure.account.oauth2.msi.authority";
+    WEIR_ASSIGN_OR_RETURN(c.authority_host, azure::NormalizeAuthorityHost(*authority, setting));
+  } else if (auto host = env("AZURE_AUTHORITY_HOST")) {
+    WEIR_ASSIGN_OR_RETURN(c.authority_host,
+                          azure::NormalizeAuthorityHost(*host, "AZURE_AUTHORITY_HOST"));
+  }
+  c.source = "WorkloadIdentityTokenProvider settings";
+  return c;
+}
+
+Result<azure::AzureCredentials> OAuthCredentials(AccountSettings& s, const std::string& account,
+                                                 const azure::AzureCredentials::Environment& env) {
   WEIR_ASSIGN_OR_RETURN(auto provider, s.Get("fs.azure.account.oauth.provider.type"));
-  std::string p = provider ? *provider : "";
-  if (p.find("MsiTokenProvider") != std::string::npos) {
+  std::string p = provider ? Trim(*provider) : "";
+  // The class name without its package (org.apache.hadoop.fs.azurebfs.oauth2., or Databricks'
+  // shaded.databricks.org.apache...).
+  std::string name = p.substr(p.rfind('.') == std::string::npos ? 0 : p.rfind('.') + 1);
+  if (name == "MsiTokenProvider") {
     WEIR_ASSIGN_OR_RETURN(auto client_id, s.Get("fs.azure.account.oauth2.client.id"));
     auto credentials = azure::AzureCredentials::ManagedIdentity(client_id.value_or(""));
     WEIR_ASSIGN_OR_RETURN(auto msi_endpoint, s.Get("fs.azure.account.oauth2.msi.endpoint"));
-    if (msi_endpoint && !msi_endpoint->empty()) credentials.imds_endpoint = *msi_endpoint;
+    if (msi_endpoint && !msi_endpoint->empty()) {
+      credentials.imds_endpoint = *msi_endpoint;
+    } else {
+      credentials.ApplyManagedIdentityEnvironment(env);  // App Service, AKS pod identity
+    }
+    credentials.source = "MsiTokenProvider settings";
     return credentials;
   }
-  if (!p.empty() && p.find("ClientCredsTokenProvider") == std::string::npos) {
+  if (name == "WorkloadIdentityTokenProvider") return WorkloadIdentityCredentials(s, account, env);
+  if (!name.empty() && name != "ClientCredsTokenProvider") {
     return Status::InvalidArgument(
         "fs.azure.account.oauth.provider.type " + p +
         " is not supported: weir authenticates with ClientCredsTokenProvider (client id and "
-        "secret) or MsiTokenProvider (managed identity)");
+        "secret), WorkloadIdentityTokenProvider (AKS workload identity) or MsiTokenProvider "
+        "(managed identity)");
   }
   const std::string why = "OAuth with a client secret";
   WEIR_ASSIGN_OR_RETURN(std::string client_id,
@@ -217,6 +269,7 @@ Result<azure::AzureCredentials> OAuthCredentials(AccountSettings& s) {
   azure::AzureCredentials credentials =
       azure::AzureCredentials::ClientSecret("", std::move(client_id), std::move(secret));
   WEIR_RETURN_NOT_OK(ParseOAuthEndpoint(endpoint, &credentials));
+  credentials.source = "fs.azure.account.oauth2.* settings";
   return credentials;
 }
 
@@ -226,28 +279,53 @@ Result<std::optional<std::string>> SasToken(AccountSettings& s) {
   return s.ContainerSas();
 }
 
-// The environment's credentials (the variable names of the Azure SDKs and CLI), if any.
-std::optional<azure::AzureCredentials> EnvironmentCredentials(const azure::BlobLocation& location) {
-  auto account = Env("AZURE_STORAGE_ACCOUNT");
-  bool same_account = !account || *account == location.account;
-  auto key = Env("AZURE_STORAGE_KEY");
-  if (!key) key = Env("AZURE_STORAGE_ACCOUNT_KEY");
-  if (key && same_account) return azure::AzureCredentials::SharedKey(*key);
-  auto sas = Env("AZURE_STORAGE_SAS_TOKEN");
-  if (sas && same_account) return azure::AzureCredentials::Sas(*sas);
-  auto client_id = Env("AZURE_CLIENT_ID");
-  auto client_secret = Env("AZURE_CLIENT_SECRET");
-  auto tenant = Env("AZURE_TENANT_ID");
-  if (client_id && client_secret && tenant) {
-    auto credentials = azure::AzureCredentials::ClientSecret(*tenant, *client_id, *client_secret);
-    if (auto authority = Env("AZURE_AUTHORITY_HOST")) {
-      std::string host = *authority;
-      while (!host.empty() && host.back() == '/') host.pop_back();
-      credentials.authority_host = host;
-    }
-    return credentials;
+// Settings win over the environment; both may name only one credential.
+Result<std::optional<azure::AzureCredentials>> SettingsCredentials(
+    AccountSettings& s, const azure::BlobLocation& location,
+    const azure::AzureCredentials::Environment& env) {
+  using Found = std::optional<azure::AzureCredentials>;
+  WEIR_ASSIGN_OR_RETURN(auto auth_type, s.Get("fs.azure.account.auth.type"));
+  std::string type = auth_type ? Lower(Trim(*auth_type)) : "";
+  if (type == "sharedkey") {
+    WEIR_ASSIGN_OR_RETURN(std::string key,
+                          s.Require("fs.azure.account.key", "auth type SharedKey"));
+    return Found(azure::AzureCredentials::SharedKey(std::move(key)));
   }
-  return std::nullopt;
+  if (type == "sas") {
+    WEIR_ASSIGN_OR_RETURN(auto sas, SasToken(s));
+    if (!sas || sas->empty()) {
+      return Status::InvalidArgument(
+          "auth type SAS needs fs.azure.sas.fixed.token." + location.account +
+          ".dfs.core.windows.net (weir cannot run fs.azure.sas.token.provider.type classes)");
+    }
+    return Found(azure::AzureCredentials::Sas(std::move(*sas)));
+  }
+  if (type == "oauth") {
+    WEIR_ASSIGN_OR_RETURN(auto c, OAuthCredentials(s, location.account, env));
+    return Found(std::move(c));
+  }
+  if (!type.empty()) {
+    return Status::InvalidArgument("fs.azure.account.auth.type " + *auth_type +
+                                   " is not supported: use SharedKey, SAS or OAuth");
+  }
+  // No auth type: whichever credential is configured.
+  WEIR_ASSIGN_OR_RETURN(auto key, s.Get("fs.azure.account.key"));
+  if (key && !key->empty()) return Found(azure::AzureCredentials::SharedKey(std::move(*key)));
+  WEIR_ASSIGN_OR_RETURN(auto sas, SasToken(s));
+  if (sas && !sas->empty()) return Found(azure::AzureCredentials::Sas(std::move(*sas)));
+  WEIR_ASSIGN_OR_RETURN(auto client_id, s.Get("fs.azure.account.oauth2.client.id"));
+  WEIR_ASSIGN_OR_RETURN(auto provider, s.Get("fs.azure.account.oauth.provider.type"));
+  if ((client_id && !client_id->empty()) || provider) {
+    WEIR_ASSIGN_OR_RETURN(auto c, OAuthCredentials(s, location.account, env));
+    return Found(std::move(c));
+  }
+  return Found();
+}
+
+std::optional<std::string> GetEnv(const std::string& name) {
+  const char* value = std::getenv(name.c_str());
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  return std::string(value);
 }
 
 }  // namespace
@@ -296,38 +374,18 @@ Status ConfigureStorageFromFlags(const Flags& flags,
 
 Result<azure::AzureCredentials> ResolveAzureCredentials(
     const azure::BlobLocation& location, const std::map<std::string, std::string>& settings,
-    const sql::SecretResolver& secrets) {
+    const sql::SecretResolver& secrets, const azure::AzureCredentials::Environment& environment) {
+  const azure::AzureCredentials::Environment env =
+      environment ? environment : azure::AzureCredentials::Environment(GetEnv);
   AccountSettings s(location, settings, secrets);
-  WEIR_ASSIGN_OR_RETURN(auto auth_type, s.Get("fs.azure.account.auth.type"));
-  std::string type = auth_type ? Lower(*auth_type) : "";
-  if (type == "sharedkey") {
-    WEIR_ASSIGN_OR_RETURN(std::string key,
-                          s.Require("fs.azure.account.key", "auth type SharedKey"));
-    return azure::AzureCredentials::SharedKey(std::move(key));
-  }
-  if (type == "sas") {
-    WEIR_ASSIGN_OR_RETURN(auto sas, SasToken(s));
-    if (!sas || sas->empty()) {
-      return Status::InvalidArgument(
-          "auth type SAS needs fs.azure.sas.fixed.token." + location.account +
-          ".dfs.core.windows.net (weir cannot run fs.azure.sas.token.provider.type classes)");
-    }
-    return azure::AzureCredentials::Sas(std::move(*sas));
-  }
-  if (type == "oauth") return OAuthCredentials(s);
-  if (!type.empty()) {
-    return Status::InvalidArgument("fs.azure.account.auth.type " + *auth_type +
-                                   " is not supported: use SharedKey, SAS or OAuth");
-  }
-  // No auth type: whichever credential is configured.
-  WEIR_ASSIGN_OR_RETURN(auto key, s.Get("fs.azure.account.key"));
-  if (key && !key->empty()) return azure::AzureCredentials::SharedKey(std::move(*key));
-  WEIR_ASSIGN_OR_RETURN(auto sas, SasToken(s));
-  if (sas && !sas->empty()) return azure::AzureCredentials::Sas(std::move(*sas));
-  WEIR_ASSIGN_OR_RETURN(auto client_id, s.Get("fs.azure.account.oauth2.client.id"));
-  WEIR_ASSIGN_OR_RETURN(auto provider, s.Get("fs.azure.account.oauth.provider.type"));
-  if ((client_id && !client_id->empty()) || provider) return OAuthCredentials(s);
-  if (auto env = EnvironmentCredentials(location)) return *env;
+  // 1. The settings (hadoop-azure keys).
+  WEIR_ASSIGN_OR_RETURN(auto from_settings, SettingsCredentials(s, location, env));
+  if (from_settings) return *std::move(from_settings);
+  // 2. The environment: the account's key or SAS, the Azure SDKs' client secret or workload
+  // identity, and a managed identity when AZURE_TOKEN_CREDENTIALS asks for one.
+  WEIR_ASSIGN_OR_RETURN(auto from_env,
+                        azure::AzureCredentials::FromStorageEnvironment(location.account, env));
+  if (from_env) return *std::move(from_env);
   return azure::AzureCredentials();  // anonymous (or a SAS in the URL)
 }
 
@@ -358,7 +416,9 @@ Result<fs::FileSystem*> FileSystemFor(const std::string& path) {
       return opened.status().WithContext(
           "no credentials for storage account " + location.account +
           " (set fs.azure.account.key." + location.account +
-          ".dfs.core.windows.net, a SAS or OAuth settings, or AZURE_STORAGE_KEY; docs/azure.md)");
+          ".dfs.core.windows.net, a SAS or OAuth settings, or AZURE_STORAGE_KEY, or the Azure "
+          "SDKs' AZURE_CLIENT_ID with AZURE_CLIENT_SECRET or AZURE_FEDERATED_TOKEN_FILE, or "
+          "AZURE_TOKEN_CREDENTIALS=ManagedIdentityCredential; docs/azure.md)");
     }
     return opened.status();
   }

@@ -1,9 +1,10 @@
 // FileSystemFor: the fs::FileSystem a command uses for a path the user gave. Local paths get the
 // local file system; Azure storage URLs (azure/azure_url.h: abfss://, https://<account>.blob...,
 // Azurite's http://127.0.0.1:PORT/<account>/...) get one azure::BlobFileSystem per account and
-// container, opened on first use and kept for the process. Credentials come from the storage
-// settings (hadoop-azure / Spark conf keys, see docs/azure.md) set with ConfigureStorage, then
-// from the AZURE_* environment variables. No key, SAS or client secret is ever printed.
+// container, opened on first use and kept for the process. Credentials come from one chain
+// (ResolveAzureCredentials): the storage settings (hadoop-azure / Spark conf keys, see
+// docs/azure.md) set with ConfigureStorage, then the AZURE_* environment variables, as the Azure
+// SDKs' DefaultAzureCredential reads them. No key, SAS or client secret is ever printed.
 // Thread-safe; the returned file systems live until the process exits.
 #pragma once
 
@@ -52,11 +53,22 @@ Result<fs::FileSystem*> FlowFileSystem(const std::string& lakehouse_root);
 using FileSystemWrapper = fs::FileSystem* (*)(fs::FileSystem* base);
 void SetFlowFileSystemWrapper(FileSystemWrapper wrapper);
 
-// The credentials the settings (then the environment) give for the account of `location`.
-// Exposed for tests. `settings` keys without the "spark.hadoop." prefix.
+// The storage credential chain for the account of `location`, first match wins:
+//   1. the settings (hadoop-azure keys, docs/azure.md): fs.azure.account.auth.type SharedKey /
+//      SAS / OAuth, OAuth's fs.azure.account.oauth.provider.type ClientCredsTokenProvider,
+//      WorkloadIdentityTokenProvider or MsiTokenProvider; without an auth type the key, a SAS,
+//      then OAuth settings;
+//   2. the environment (azure::AzureCredentials::FromStorageEnvironment): AZURE_STORAGE_KEY /
+//      AZURE_STORAGE_SAS_TOKEN for this account, the Azure SDKs' client secret, workload
+//      identity, and a managed identity only when AZURE_TOKEN_CREDENTIALS asks for one;
+//   3. anonymous.
+// Exposed for tests. `settings` keys without the "spark.hadoop." prefix; `environment` defaults
+// to getenv. InvalidArgument naming the setting or variable (never its value) for incomplete or
+// unsupported ones.
 Result<azure::AzureCredentials> ResolveAzureCredentials(
     const azure::BlobLocation& location, const std::map<std::string, std::string>& settings,
-    const sql::SecretResolver& secrets);
+    const sql::SecretResolver& secrets,
+    const azure::AzureCredentials::Environment& environment = nullptr);
 
 // The whole content of a local file (a pipeline, a secrets file); NotFound naming it.
 Result<std::string> ReadText(const std::string& path);

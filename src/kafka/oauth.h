@@ -1,26 +1,28 @@
-// OAUTHBEARER tokens for Kafka: Entra ID access tokens for an Event Hubs namespace, obtained
-// the ways an Azure workload authenticates (OAuthClientCredentials::kind):
-//   - kClientSecret: a service principal's client-credentials grant at
-//     <authority>/<tenant>/oauth2/v2.0/token;
-//   - kWorkloadIdentity (AKS): the same grant with the federated token file as a
-//     client_assertion, the file read again for every token (the kubelet rotates it);
-//   - kManagedIdentity: the machine's identity endpoint, IMDS (system- or user-assigned) or App
-//     Service's IDENTITY_ENDPOINT.
-// Debian's librdkafka 2.0.2 has no OIDC client, so weir makes these requests itself (libcurl,
-// loaded at run time) and hands the token to librdkafka from its token-refresh callback.
+// OAUTHBEARER tokens for Kafka: Entra ID access tokens for an Event Hubs namespace (scope
+// https://<namespace>.servicebus.windows.net/.default), obtained the ways an Azure workload
+// authenticates (OAuthClientCredentials::kind): a service principal's client secret, AKS workload
+// identity (the federated token file as a client assertion, read again for every token) or the
+// machine's managed identity (IMDS, or App Service's IDENTITY_ENDPOINT).
+//
+// A thin adapter over weir's one Entra ID token client, azure::TokenSource (azure/credentials.h),
+// which the storage code uses too: this file maps the Kafka source's options onto its request,
+// chooses Kafka's caching (a token is reused while less than half of its lifetime has passed:
+// librdkafka refreshes at 80%) and retries (a fetch failing with Unavailable is tried twice more,
+// after 0.5 s and 1 s), turns refusals into InvalidArgument (permanent for the source) and scrubs
+// every message with the options' Redactor, and serves librdkafka's token-refresh callback.
+// Debian's librdkafka 2.0.2 has no OIDC client, so weir makes the requests itself.
 // Token sources are thread-safe: librdkafka calls them from its own threads, several clients
-// share one, and a token is reused while more than half of its lifetime is left.
+// share one.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
+#include <optional>
 #include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
 
+#include "azure/credentials.h"
+#include "azure/http_transport.h"
 #include "base/result.h"
 #include "kafka/options.h"
 
@@ -40,74 +42,35 @@ class OAuthTokenSource {
   virtual Result<OAuthToken> Token() = 0;
 };
 
-// One HTTP(S) request to a token endpoint and its answer.
-struct TokenHttpRequest {
-  std::string method;  // "GET" or "POST"
-  std::string url;
-  std::vector<std::pair<std::string, std::string>> headers;
-  std::string body;  // POST: application/x-www-form-urlencoded
-};
-struct TokenHttpResponse {
-  int status = 0;
-  std::string body;
-};
+// The shared token client's request for `credentials`: the endpoint, scope and identity, and what
+// a refusal tells the user to check (eventhubs.* options, the 'Azure Event Hubs Data Receiver'
+// role).
+azure::EntraTokenRequest EntraRequestFor(const OAuthClientCredentials& credentials);
 
-class TokenHttpClient {
- public:
-  virtual ~TokenHttpClient() = default;
-  // Unavailable when no response arrived (DNS, connect, TLS, timeout); never echoes the body.
-  virtual Result<TokenHttpResponse> Send(const TokenHttpRequest& request) = 0;
-};
+// Kafka's options of the shared token client (caching for half a lifetime, 3 tries).
+azure::TokenSource::Options KafkaTokenOptions();
 
-// libcurl's easy API, loaded at run time (libcurl.so.4); Unavailable when libcurl is missing.
-// TLS verification stays on (libcurl's defaults).
-Result<std::unique_ptr<TokenHttpClient>> MakeCurlTokenHttpClient(int timeout_ms = 30000);
-
-// application/x-www-form-urlencoded body of a client-credentials token request: the client
-// secret, or (`federated_token` not empty) the federated token as a JWT-bearer client assertion.
-std::string ClientCredentialsRequestBody(const OAuthClientCredentials& credentials,
-                                         std::string_view federated_token = {});
-
-// The request that gets a token for `credentials`. REQUIRES: for kWorkloadIdentity,
-// `federated_token` is the content of credentials.federated_token_file.
-TokenHttpRequest BuildTokenRequest(const OAuthClientCredentials& credentials,
-                                   std::string_view federated_token = {});
-
-// Parses a token endpoint's answer ({"access_token":..,"expires_in":..} from Entra ID and IMDS,
-// "expires_on" from App Service). Errors name the credential (credentials.Describe()) and the
-// service's error code and description, scrubbed by `redactor`: Unavailable for what a retry may
-// fix (429, 5xx; for managed identity also 404 and 410, which IMDS answers while it updates),
-// InvalidArgument for refused credentials.
-Result<OAuthToken> ParseTokenResponse(int http_status, std::string_view body, int64_t now_ms,
-                                      const OAuthClientCredentials& credentials,
-                                      const Redactor& redactor);
-
-// Fetches and caches tokens for `credentials`. A fetch that fails with Unavailable is tried
-// twice more (after 0.5 s and 1 s) before the failure is returned.
+// Fetches and caches tokens for `credentials` over `transport`. Errors name the credential
+// (azure::EntraTokenRequest::Describe) and the token endpoint, scrubbed by `redactor`:
+// Unavailable for what a retry may fix, InvalidArgument for refused credentials, a missing or
+// empty federated token file and incomplete settings.
 class EntraTokenSource : public OAuthTokenSource {
  public:
-  // `now_ms` (wall clock, ms) and `read_file` (the federated token file) are replaceable in
-  // tests; `client` must not be null.
+  // `options` defaults to KafkaTokenOptions(); tests replace its clock, file reader and sleep.
   EntraTokenSource(OAuthClientCredentials credentials, Redactor redactor,
-                   std::unique_ptr<TokenHttpClient> client,
-                   std::function<int64_t()> now_ms = nullptr,
-                   std::function<Result<std::string>(const std::string&)> read_file = nullptr);
+                   std::unique_ptr<azure::HttpTransport> transport,
+                   std::optional<azure::TokenSource::Options> options = std::nullopt);
   Result<OAuthToken> Token() override;
 
  private:
-  Result<OAuthToken> Fetch();
-
   const OAuthClientCredentials credentials_;
   const Redactor redactor_;
-  const std::function<int64_t()> now_ms_;
-  const std::function<Result<std::string>(const std::string&)> read_file_;
-  std::mutex mutex_;
-  std::unique_ptr<TokenHttpClient> client_;  // GUARDED_BY(mutex_)
-  OAuthToken cached_;                        // GUARDED_BY(mutex_)
-  int64_t cached_at_ms_ = 0;                 // GUARDED_BY(mutex_)
+  const std::unique_ptr<azure::HttpTransport> transport_;
+  azure::TokenSource tokens_;
 };
 
-// The token source for options.oauth over libcurl.
+// The token source for options.oauth over libcurl (azure::CurlTransport, TLS verified, each
+// request limited to `timeout_ms`).
 Result<std::shared_ptr<OAuthTokenSource>> MakeTokenSource(const OAuthClientCredentials& credentials,
                                                           const Redactor& redactor,
                                                           int timeout_ms = 30000);

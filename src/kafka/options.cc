@@ -10,6 +10,8 @@
 #include <random>
 #include <set>
 
+#include "azure/credentials.h"
+
 namespace weir::kafka {
 
 namespace {
@@ -293,31 +295,6 @@ std::optional<std::string> GetEnvironment(const std::string& name) {
   return std::string(value);
 }
 
-bool IsLoopbackHost(std::string_view host) {
-  return host == "localhost" || host == "[::1]" || host == "::1" || StartsWith(host, "127.");
-}
-
-// "https://login.microsoftonline.com/" or "login.microsoftonline.us" -> "https://host"; http:// is
-// accepted for loopback hosts only (tests, local proxies): the request carries a secret.
-Result<std::string> NormalizeAuthorityHost(std::string_view text, const std::string& source) {
-  std::string host = Trim(text);
-  while (!host.empty() && host.back() == '/') host.pop_back();
-  if (host.find("://") == std::string::npos) host = "https://" + host;
-  std::string scheme = Lower(host.substr(0, host.find("://")));
-  std::string rest = host.substr(host.find("://") + 3);
-  std::string name = Lower(rest.substr(0, rest.find_first_of(":/")));
-  if (rest.find('/') != std::string::npos || name.empty()) {
-    return Status::InvalidArgument(source + " must be an authority host such as "
-                                   "https://login.microsoftonline.com, got '" + std::string(text) +
-                                   "'");
-  }
-  if (scheme != "https" && !(scheme == "http" && IsLoopbackHost(name))) {
-    return Status::InvalidArgument(source + " must use https:// (http:// only to a loopback "
-                                   "address), got '" + std::string(text) + "'");
-  }
-  return host;
-}
-
 // eventhubs.credential and its companions -> how tokens are fetched (see options.h).
 Result<OAuthClientCredentials> ParseEntraCredentials(const std::map<std::string, std::string>& params,
                                                      const std::string& ns_host,
@@ -368,9 +345,9 @@ Result<OAuthClientCredentials> ParseEntraCredentials(const std::map<std::string,
   c.scope = "https://" + ns_host + "/.default";
   std::string authority = "https://login.microsoftonline.com";
   if (auto a = param("eventhubs.authorityhost")) {
-    WEIR_ASSIGN_OR_RETURN(authority, NormalizeAuthorityHost(*a, "eventhubs.authorityHost"));
+    WEIR_ASSIGN_OR_RETURN(authority, azure::NormalizeAuthorityHost(*a, "eventhubs.authorityHost"));
   } else if (auto e = env("AZURE_AUTHORITY_HOST")) {
-    WEIR_ASSIGN_OR_RETURN(authority, NormalizeAuthorityHost(*e, "AZURE_AUTHORITY_HOST"));
+    WEIR_ASSIGN_OR_RETURN(authority, azure::NormalizeAuthorityHost(*e, "AZURE_AUTHORITY_HOST"));
   }
   if (kind == "clientsecret") {
     WEIR_RETURN_NOT_OK(reject({"eventhubs.federatedtokenfile", "eventhubs.managedidentityobjectid",
@@ -430,16 +407,12 @@ Result<OAuthClientCredentials> ParseEntraCredentials(const std::map<std::string,
         "a user-assigned managed identity is chosen by one of eventhubs.clientId, "
         "eventhubs.managedIdentityObjectId or eventhubs.managedIdentityResourceId, not several");
   }
-  auto identity_endpoint = env("IDENTITY_ENDPOINT");
-  auto identity_header = env("IDENTITY_HEADER");
-  if (identity_endpoint && identity_header) {  // App Service / Functions / Container Apps
-    c.managed_identity_endpoint = *identity_endpoint;
-    c.identity_header = *identity_header;
-  } else {
-    std::string host = env("AZURE_POD_IDENTITY_AUTHORITY_HOST").value_or("http://169.254.169.254");
-    while (!host.empty() && host.back() == '/') host.pop_back();
-    c.managed_identity_endpoint = host + "/metadata/identity/oauth2/token";
-  }
+  // App Service / Functions / Container Apps (IDENTITY_ENDPOINT), else IMDS, as for storage.
+  azure::AzureCredentials endpoints = azure::AzureCredentials::ManagedIdentity();
+  endpoints.ApplyManagedIdentityEnvironment(env);
+  c.identity_header = endpoints.identity_header;
+  c.managed_identity_endpoint =
+      c.identity_header.empty() ? endpoints.imds_endpoint : endpoints.identity_endpoint;
   return c;
 }
 
