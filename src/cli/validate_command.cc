@@ -18,6 +18,7 @@
 #include "cli/partition_scan.h"
 #include "cli/validate_audit.h"
 #include "delta/table.h"
+#include "stream/checkpoint_reset.h"
 
 namespace weir::cli {
 namespace {
@@ -238,6 +239,29 @@ int ValidateMain(const Flags& flags) {
     reports.push_back(Analyze(partition, values));
     if (!reports.back().ok()) ok = false;
   }
+  // Offsets a `weir checkpoint reset` skipped on purpose (its commits in the table's history,
+  // read only when there are gaps) are not gaps: they are named apart, until a backfill fills them.
+  std::vector<stream::ResetSkip> deliberate;
+  if (std::any_of(reports.begin(), reports.end(), [](const auto& p) { return !p.gaps.empty(); })) {
+    auto skips = stream::ReadResetSkips(*fs, path);
+    if (!skips.ok()) return Fail(skips.status().WithContext(path));
+    ok = stats->rows_without_offset == 0 && stats->rows > 0;
+    for (auto& p : reports) {
+      std::vector<OffsetRange> gaps;
+      for (const auto& g : p.gaps) {
+        int64_t at = g.from;
+        for (const auto& s : stream::ExplainMissing(*skips, p.partition, g.from, g.to)) {
+          if (s.from > at) gaps.push_back({at, s.from, 0, "", ""});
+          p.missing -= s.to - s.from;
+          deliberate.push_back(s);
+          at = s.to;
+        }
+        if (at < g.to) gaps.push_back({at, g.to, 0, "", ""});
+      }
+      p.gaps = std::move(gaps);
+      if (!p.ok()) ok = false;
+    }
+  }
   // The broker names the gaps it can explain (with the source's options); ok again without them.
   std::optional<GapAudit> audit;
   if (GapAuditRequested(flags)) audit = NameGapsAtBroker(flags, path, *snapshot, reports);
@@ -254,6 +278,14 @@ int ValidateMain(const Flags& flags) {
   if (format == "json") {
     nlohmann::json json = ToJson(path, *columns, flags.Get("where"), *stats, reports, ok);
     AddBrokerJson(json, reports, audit);
+    json["skipped_by_reset"] = nlohmann::json::array();
+    for (const auto& s : deliberate) {
+      json["skipped_by_reset"].push_back({{"partition", std::to_string(s.partition)},
+                                          {"version", s.version},
+                                          {"from", s.from},
+                                          {"to_exclusive", s.to},
+                                          {"count", s.to - s.from}});
+    }
     std::printf("%s\n", json.dump(1).c_str());
     return ok ? 0 : 1;
   }
@@ -292,6 +324,18 @@ int ValidateMain(const Flags& flags) {
     if (!report_mode && shown > kDetailLimit) {
       std::printf("  partition %s: ... (--report lists every range)\n", p.partition.c_str());
     }
+  }
+  int64_t skipped = 0;
+  for (const auto& s : deliberate) {
+    std::printf("  %s: %lld offsets, deliberate (not a gap)\n", stream::DescribeSkip(s).c_str(),
+                static_cast<long long>(s.to - s.from));
+    skipped += s.to - s.from;
+  }
+  if (ok && skipped > 0) {
+    std::printf("OK: every partition is contiguous but for %lld offsets a checkpoint reset skipped "
+                "on purpose (listed above; a backfill fills them), no duplicates\n",
+                static_cast<long long>(skipped));
+    return 0;
   }
   if (stats->rows_without_offset > 0) {
     std::printf("%lld rows have no integer offset in %s\n",
@@ -355,7 +399,13 @@ int RunValidate(const std::vector<std::string>& args) {
       "cannot be reached, every gap is reported as without these options, after 'could not\n"
       "consult the broker: REASON'. JSON adds broker {consulted, topic, isolation_level,\n"
       "cleanup_policy, records_read | error}, per partition explained_offsets and explained:\n"
-      "[{from, to_exclusive, count, reason, detail}], and reason/detail on each gap.");
+      "[{from, to_exclusive, count, reason, detail}], and reason/detail on each gap.\n"
+      "\n"
+
+      "Offsets a `weir checkpoint reset` skipped on purpose (recorded in the table's history)\n"
+      "are not gaps: they are named \"skipped by checkpoint reset at version V: partition P\n"
+      "offsets [from, to)\" (JSON: skipped_by_reset [{partition, version, from, to_exclusive,\n"
+      "count}]) until a backfill writes them; a gap no reset explains is reported as before.");
   flags.Positional("PATH", 1, 1);
   flags.Value("partition-column", "C",
               "the column holding the source partition (default: detected)");

@@ -1,12 +1,19 @@
 #include "stream/checkpoint.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <limits>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
+
+#include "fs/local_file_system.h"
 
 namespace weir::stream {
 
@@ -97,6 +104,79 @@ std::string Join(const std::vector<int64_t>& ids) {
   std::string out;
   for (int64_t id : ids) out += (out.empty() ? "" : ", ") + std::to_string(id);
   return out;
+}
+
+// The run locks this process holds: lock file → (descriptor, references). A POSIX record lock
+// belongs to the process, and closing any descriptor of its file drops it, so each lock file is
+// opened once, shared by the Checkpoint objects of its folder, and closed with the last of them.
+struct HeldLocks {
+  std::mutex mu;
+  std::map<std::string, std::pair<int, int>> files;
+};
+HeldLocks& Held() {
+  static HeldLocks* held = new HeldLocks;  // never destroyed: used until the process exits
+  return *held;
+}
+
+bool OnLocalDisk(fs::FileSystem* fs) { return dynamic_cast<fs::LocalFileSystem*>(fs) != nullptr; }
+
+std::string LockFile(const std::string& dir) {
+  std::string path = fs::JoinPath(dir, Checkpoint::kRunLockName);
+  std::error_code error;
+  std::filesystem::path absolute = std::filesystem::absolute(path, error);
+  return error ? path : absolute.lexically_normal().string();
+}
+
+// Takes a reference to the run lock of `dir` (best effort): the lock file, or "" when another
+// process holds the lock or it could not be made.
+std::string AcquireRunLock(const std::string& dir) {
+  const std::string path = LockFile(dir);
+  HeldLocks& held = Held();
+  std::lock_guard<std::mutex> guard(held.mu);
+  auto it = held.files.find(path);
+  if (it != held.files.end()) {
+    ++it->second.second;
+    return path;
+  }
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return "";
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  if (::fcntl(fd, F_SETLK, &lock) != 0) {
+    ::close(fd);
+    return "";
+  }
+  held.files[path] = {fd, 1};
+  return path;
+}
+
+void ReleaseRunLock(const std::string& path) {
+  HeldLocks& held = Held();
+  std::lock_guard<std::mutex> guard(held.mu);
+  auto it = held.files.find(path);
+  if (it == held.files.end() || --it->second.second > 0) return;
+  ::close(it->second.first);  // releases the lock
+  held.files.erase(it);
+}
+
+// Whether another process holds the run lock file `path`; its pid in *pid (0 when the kernel
+// does not say, e.g. from another pid namespace).
+bool HeldElsewhere(const std::string& path, pid_t* pid) {
+  HeldLocks& held = Held();
+  std::lock_guard<std::mutex> guard(held.mu);
+  // Held here: no other process can hold it (and probing would close a descriptor of the file,
+  // which would drop this process's lock).
+  if (held.files.count(path)) return false;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct flock lock {};
+  lock.l_type = F_RDLCK;  // conflicts with the writers' F_WRLCK
+  lock.l_whence = SEEK_SET;
+  bool locked = ::fcntl(fd, F_GETLK, &lock) == 0 && lock.l_type != F_UNLCK;
+  ::close(fd);
+  if (locked) *pid = lock.l_pid;
+  return locked;
 }
 
 }  // namespace
@@ -223,7 +303,42 @@ Status Checkpoint::CheckNoSparkState() const {
 Result<std::unique_ptr<Checkpoint>> Checkpoint::Open(fs::FileSystem* fs, std::string dir) {
   std::unique_ptr<Checkpoint> cp(new Checkpoint(fs, std::move(dir)));
   WEIR_RETURN_NOT_OK(WithRepairAdvice(cp->LoadMetadata(/*create=*/true)));
+  if (OnLocalDisk(fs)) cp->run_lock_ = AcquireRunLock(cp->dir_);
   return cp;
+}
+
+Checkpoint::~Checkpoint() {
+  if (!run_lock_.empty()) ReleaseRunLock(run_lock_);
+}
+
+Result<std::optional<std::string>> Checkpoint::RunningQuery(fs::FileSystem* fs,
+                                                            const std::string& dir) {
+  if (!OnLocalDisk(fs)) return std::optional<std::string>();
+  std::vector<std::string> folders = {dir};
+  // Worker mode: each worker's run keeps its checkpoint in <dir>/workers/<group>/<run id>.
+  auto groups = fs->List(fs::JoinPath(dir, "workers"));
+  if (groups.ok()) {
+    for (const fs::FileInfo& group : *groups) {
+      if (!group.is_dir) continue;
+      auto runs = fs->List(group.path);
+      if (!runs.ok()) continue;
+      for (const fs::FileInfo& run : *runs) {
+        if (run.is_dir) folders.push_back(run.path);
+      }
+    }
+  } else if (!groups.status().IsNotFound()) {
+    return groups.status();
+  }
+  for (const std::string& folder : folders) {
+    const std::string path = LockFile(folder);
+    pid_t pid = 0;
+    if (HeldElsewhere(path, &pid)) {
+      return std::optional<std::string>((pid > 0 ? "process " + std::to_string(pid)
+                                                 : std::string("another process")) +
+                                        " (" + path + ")");
+    }
+  }
+  return std::optional<std::string>();
 }
 
 Result<std::unique_ptr<Checkpoint>> Checkpoint::OpenExisting(fs::FileSystem* fs, std::string dir) {

@@ -5,6 +5,12 @@
 // fixed by the query's first batch and carried into every later offsets file (Spark's
 // OffsetSeqMetadata.setSessionConf), so a checkpoint Spark started stays resumable by Spark.
 // Not thread-safe; one writer per folder.
+//
+// A Checkpoint opened for writing (Open) on the local disk holds an advisory lock on
+// <dir>/.weir-run.lock (a POSIX record lock, released when the object goes or the process ends)
+// while it lives, so that `weir checkpoint reset` can tell a flow that is running from one that
+// stopped (RunningQuery). Best effort: a lock another process holds does not stop Open (two writers
+// are still caught by put-if-absent), and object storage has no locks.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +57,10 @@ struct RestartPlan {
 
 class Checkpoint {
  public:
+  ~Checkpoint();
+  Checkpoint(const Checkpoint&) = delete;
+  Checkpoint& operator=(const Checkpoint&) = delete;
+
   // Opens (creating when absent) the folder; writes `metadata` with a new query id on first use.
   static Result<std::unique_ptr<Checkpoint>> Open(fs::FileSystem* fs, std::string dir);
   // Opens an existing folder without creating anything (inspection). NotFound when absent.
@@ -83,6 +93,15 @@ class Checkpoint {
   // Deletes offsets and commits older than `latest_batch_id - (keep - 1)`.
   Status Purge(int64_t latest_batch_id, int64_t keep = 100);
 
+  // Another process running a query on the checkpoint `dir`, or on a worker's checkpoint below
+  // <dir>/workers/ (weir run --workers-group): "process 1234 (<lock file>)", nullopt when none
+  // (nor when `dir` does not exist). Only on the local disk: on object storage (or any other file
+  // system) weir cannot tell, and this is nullopt. This process's own locks do not count.
+  static Result<std::optional<std::string>> RunningQuery(fs::FileSystem* fs,
+                                                         const std::string& dir);
+  // The lock file's name inside a checkpoint folder.
+  static constexpr const char* kRunLockName = ".weir-run.lock";
+
   // File formats, exposed for tests and for `weir checkpoint inspect`.
   static std::string SerializeOffsets(const OffsetSeq& offsets);
   static Result<OffsetSeq> ParseOffsets(std::string_view text, const std::string& path);
@@ -101,6 +120,7 @@ class Checkpoint {
   fs::FileSystem* fs_;
   std::string dir_;
   std::string query_id_;
+  std::string run_lock_;  // the lock file this object holds a reference to ("" when none)
   std::optional<std::map<std::string, std::string>> recorded_conf_;
 };
 

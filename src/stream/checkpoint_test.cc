@@ -1,6 +1,8 @@
 #include "stream/checkpoint.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -309,6 +311,74 @@ TEST_F(CheckpointTest, ANewerLogVersionIsWrittenByANewerSparkNotDamaged) {
   EXPECT_NE(commit.status().message().find("newer version of Spark"), std::string::npos)
       << commit.status().ToString();
   EXPECT_EQ(commit.status().message().find("damaged:"), std::string::npos) << commit.status().ToString();
+}
+
+// A query holds its checkpoint's run lock while it lives: another process sees it (with its pid),
+// this process does not count, and a lock goes with the process.
+TEST_F(CheckpointTest, RunningQuerySeesTheRunLockOfAnotherProcess) {
+  const std::string dir = dir_ + "/cp";
+  ASSERT_OK_AND_ASSIGN(auto none, Checkpoint::RunningQuery(&fs_, dir));
+  EXPECT_FALSE(none.has_value()) << "no folder: nothing runs";
+  int ready[2], done[2];
+  ASSERT_EQ(pipe(ready), 0);
+  ASSERT_EQ(pipe(done), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // holds a checkpoint open until told to stop
+    auto cp = Checkpoint::Open(&fs_, dir);
+    char c = cp.ok() ? 'y' : 'n';
+    if (write(ready[1], &c, 1) != 1) _exit(1);
+    if (read(done[0], &c, 1) != 1) _exit(1);
+    _exit(0);
+  }
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  ASSERT_EQ(c, 'y');
+  ASSERT_OK_AND_ASSIGN(auto running, Checkpoint::RunningQuery(&fs_, dir));
+  ASSERT_TRUE(running.has_value());
+  EXPECT_NE(running->find("process " + std::to_string(child)), std::string::npos) << *running;
+  EXPECT_NE(running->find(Checkpoint::kRunLockName), std::string::npos);
+  {
+    // This process opening (and closing) the same checkpoint changes nothing for the other one.
+    ASSERT_OK_AND_ASSIGN(auto mine, Checkpoint::Open(&fs_, dir));
+  }
+  ASSERT_OK_AND_ASSIGN(running, Checkpoint::RunningQuery(&fs_, dir));
+  EXPECT_TRUE(running.has_value());
+  ASSERT_EQ(write(done[1], "x", 1), 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_OK_AND_ASSIGN(running, Checkpoint::RunningQuery(&fs_, dir));
+  EXPECT_FALSE(running.has_value()) << *running;
+  // Our own lock does not count; a worker's checkpoint below workers/ is looked at too.
+  ASSERT_OK_AND_ASSIGN(auto mine, Checkpoint::Open(&fs_, dir));
+  ASSERT_OK_AND_ASSIGN(running, Checkpoint::RunningQuery(&fs_, dir));
+  EXPECT_FALSE(running.has_value());
+  for (int fd : {ready[0], ready[1], done[0], done[1]}) close(fd);
+}
+
+TEST_F(CheckpointTest, RunningQueryLooksAtWorkersCheckpoints) {
+  const std::string dir = dir_ + "/cp";
+  int ready[2], done[2];
+  ASSERT_EQ(pipe(ready), 0);
+  ASSERT_EQ(pipe(done), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto cp = Checkpoint::Open(&fs_, dir + "/workers/group-a/run-1");
+    char c = cp.ok() ? 'y' : 'n';
+    if (write(ready[1], &c, 1) != 1) _exit(1);
+    if (read(done[0], &c, 1) != 1) _exit(1);
+    _exit(0);
+  }
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  ASSERT_OK_AND_ASSIGN(auto running, Checkpoint::RunningQuery(&fs_, dir));
+  ASSERT_TRUE(running.has_value());
+  EXPECT_NE(running->find("workers/group-a/run-1"), std::string::npos) << *running;
+  ASSERT_EQ(write(done[1], "x", 1), 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  for (int fd : {ready[0], ready[1], done[0], done[1]}) close(fd);
 }
 
 }  // namespace

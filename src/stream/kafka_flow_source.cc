@@ -6,15 +6,10 @@
 
 namespace weir::stream {
 
-namespace {
-
-// The per-partition progress txn: "weir:<flow>:<topic>:<partition>".
 std::string PartitionAppId(const std::string& flow, const kafka::TopicPartition& tp) {
   return "weir:" + flow + ":" + tp.topic + ":" + std::to_string(tp.partition);
 }
 
-// The flow's per-partition progress in its table: the next offset of every partition it wrote.
-// Corruption naming the table and the appId when one of the flow's txns is not of that form.
 Result<kafka::PartitionOffsets> TableProgress(const delta::Snapshot& table,
                                               const std::string& flow) {
   const std::string prefix = "weir:" + flow + ":";
@@ -37,8 +32,6 @@ Result<kafka::PartitionOffsets> TableProgress(const delta::Snapshot& table,
   }
   return progress;
 }
-
-}  // namespace
 
 KafkaFlowSource::KafkaFlowSource(kafka::KafkaSourceOptions options, std::string flow,
                                  std::function<void(const std::string&)> log)
@@ -104,7 +97,9 @@ Status KafkaFlowSource::StartFresh(Checkpoint& checkpoint, const delta::Snapshot
     start_ = start;
     Log("no checkpoint for " + flow_ + " in " + checkpoint.dir() +
         ": resuming every partition from the table's per-partition progress " +
-        kafka::PartitionOffsetsToJson(start_) + " (startingOffsets is ignored)");
+        kafka::PartitionOffsetsToJson(start_) +
+        " (startingOffsets is ignored; to restart from another position on purpose, use `weir "
+        "checkpoint reset`)");
   } else {
     // A run that stopped before its first batch left the starting offsets it resolved (Spark's
     // sources/0/0): they hold, so 'latest' means latest when the query first started.

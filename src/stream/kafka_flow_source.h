@@ -26,6 +26,14 @@
 
 namespace weir::stream {
 
+// The per-partition progress txn's appId: "weir:<flow>:<topic>:<partition>".
+std::string PartitionAppId(const std::string& flow, const kafka::TopicPartition& tp);
+// The flow's per-partition progress in its table: the next offset of every partition it wrote
+// (or that `weir checkpoint reset` moved). Corruption naming the table and the appId when one of
+// the flow's txns is not of that form.
+Result<kafka::PartitionOffsets> TableProgress(const delta::Snapshot& table,
+                                              const std::string& flow);
+
 class KafkaFlowSource : public FlowSource {
  public:
   // `flow` is the streaming table's full name; `log` gets one line per warning.
