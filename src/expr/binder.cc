@@ -1,5 +1,7 @@
 #include "expr/binder.h"
 
+#include <algorithm>
+#include <map>
 #include <optional>
 
 #include "columnar/text_format.h"
@@ -33,6 +35,71 @@ std::string FieldList(const std::vector<columnar::Field>& fields) {
   }
   if (fields.size() > 20) out += ", ...";
   return out;
+}
+
+// Spark's toSQLId of one name part: always backquoted, backquotes doubled.
+std::string SqlId(std::string_view part) {
+  std::string out = "`";
+  for (char c : part) {
+    if (c == '`') out.push_back('`');
+    out.push_back(c);
+  }
+  return out + "`";
+}
+
+std::string SqlId(const std::vector<std::string>& parts) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += ".";
+    out += SqlId(parts[i]);
+  }
+  return out;
+}
+
+std::string JoinParts(const std::vector<std::string>& parts) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += ".";
+    out += parts[i];
+  }
+  return out;
+}
+
+// Levenshtein distance over bytes (commons-text's, which Spark uses, counts UTF-16 units; the
+// order of suggestions differs only for non-ASCII names).
+size_t Levenshtein(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// Spark's UNRESOLVED_COLUMN.WITH_SUGGESTION: the candidates (each a quoted name path) closest to
+// `name` first (StringUtils.orderSuggestedIdentifiersBySimilarity), at most five.
+std::string UnresolvedColumnMessage(const std::vector<std::string>& name,
+                                    std::vector<std::string> candidates) {
+  const std::string base = JoinParts(name);
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](const std::string& x, const std::string& y) {
+                     return Levenshtein(x, base) < Levenshtein(y, base);
+                   });
+  if (candidates.size() > 5) candidates.resize(5);
+  std::string proposal;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (i > 0) proposal += ", ";
+    proposal += candidates[i];
+  }
+  return "[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column, variable, or function parameter with "
+         "name " + SqlId(name) + " cannot be resolved. Did you mean one of the following? [" +
+         proposal + "].";
 }
 
 constexpr int64_t kMicrosPerDay = 86400LL * 1000000;
@@ -155,14 +222,11 @@ class ExprBinder {
   // Resolves a name path to a column and struct fields.
   Result<BoundExprPtr> ResolvePath(const std::vector<std::string>& parts, sql::Location location) {
     if (scope_ != nullptr) return ResolveInLambda(parts, location);
+    // As Spark: `q.c` is column c of the table (alias) q when there is one, else field c of
+    // the column q.
     size_t start = 0;
-    if (parts.size() >= 2 && input_.FieldIndex(parts[0]) < 0) {
-      for (const std::string& q : qualifiers_) {
-        if (EqualsIgnoreAsciiCase(q, parts[0])) {
-          start = 1;
-          break;
-        }
-      }
+    if (parts.size() >= 2 && IsQualifier(parts[0]) && FindField(input_.fields, parts[1]) >= 0) {
+      start = 1;
     }
     int index = FindField(input_.fields, parts[start]);
     if (index < 0) {
@@ -212,31 +276,203 @@ class ExprBinder {
     return MakeField(std::move(parent), f, location);
   }
 
-  // Expands `*` / `q.*` to named expressions.
+  bool IsQualifier(std::string_view name) const {
+    for (const std::string& q : qualifiers_) {
+      if (EqualsIgnoreAsciiCase(q, name)) return true;
+    }
+    return false;
+  }
+
+  // Expands `*`, `q.*` and `expr.*` (then their EXCEPT list) to named expressions, as Spark's
+  // UnresolvedStar / UnresolvedStarExceptOrReplace: `q.*` is the columns of the table (alias) q
+  // when q is one, else the fields of the STRUCT column or field q.
   Result<std::vector<NamedExpr>> ExpandStar(const sql::Star& star, sql::Location location) {
     std::vector<NamedExpr> out;
-    bool qualifier_only = star.qualifier.empty();
-    if (star.qualifier.size() == 1) {
-      for (const std::string& q : qualifiers_) {
-        if (EqualsIgnoreAsciiCase(q, star.qualifier[0]) && input_.FieldIndex(q) < 0) qualifier_only = true;
+    bool table_star = false;
+    BoundExprPtr parent;
+    if (star.operand) {
+      WEIR_ASSIGN_OR_RETURN(parent, Bind(*star.operand));
+      if (parent->type->id() != TypeId::kStruct || parent->IsNullLiteral()) {
+        return ErrorAt(location, "Can only star expand struct data types. Attribute: `" +
+                                     parent->sql + "`.");
       }
-    }
-    if (qualifier_only) {
+    } else if (star.qualifier.empty() ||
+               (star.qualifier.size() == 1 && IsQualifier(star.qualifier[0]))) {
+      table_star = true;
       for (int i = 0; i < input_.num_fields(); ++i) {
         out.push_back({input_.fields[i].name, MakeColumn(input_, i, location), location});
       }
-      return out;
+    } else {
+      auto resolved = ResolvePath(star.qualifier, location);
+      if (!resolved.ok()) {
+        std::vector<std::string> names;
+        for (const columnar::Field& f : input_.fields) names.push_back(SqlId(f.name));
+        std::sort(names.begin(), names.end());
+        std::string columns;
+        for (size_t i = 0; i < names.size(); ++i) {
+          if (i > 0) columns += ", ";
+          columns += names[i];
+        }
+        return ErrorAt(location, "[CANNOT_RESOLVE_STAR_EXPAND] Cannot resolve " +
+                                     SqlId(star.qualifier) + ".* given input columns " + columns +
+                                     ". Please check that the specified table or struct exists "
+                                     "and is accessible in the input columns.");
+      }
+      parent = *resolved;
+      if (parent->type->id() != TypeId::kStruct) {
+        std::string list;
+        for (size_t i = 0; i < star.qualifier.size(); ++i) {
+          if (i > 0) list += ", ";
+          list += star.qualifier[i];
+        }
+        return ErrorAt(location, "Can only star expand struct data types. Attribute: `List(" +
+                                     list + ")`.");
+      }
     }
-    WEIR_ASSIGN_OR_RETURN(BoundExprPtr parent, ResolvePath(star.qualifier, location));
-    if (parent->type->id() != TypeId::kStruct) {
-      return ErrorAt(location, parent->sql + ".* needs a STRUCT, but " + parent->sql + " is " +
-                                   parent->type->ToDdl());
+    if (parent) {
+      for (size_t i = 0; i < parent->type->children().size(); ++i) {
+        out.push_back({parent->type->children()[i].name,
+                       MakeField(parent, static_cast<int>(i), location), location});
+      }
     }
-    for (size_t i = 0; i < parent->type->children().size(); ++i) {
-      out.push_back({parent->type->children()[i].name,
-                     MakeField(parent, static_cast<int>(i), location), location});
+    if (!star.except.empty()) {
+      WEIR_RETURN_NOT_OK(ApplyExcept(star.except, table_star, location, &out));
     }
     return out;
+  }
+
+  // Databricks' `* EXCEPT (name, ...)` over the expanded `columns`: each name is one of them
+  // (for a table star optionally qualified, `t.a`), which is left out, or a path to a field in
+  // one (`s.x`), which is left out of that STRUCT column. Errors are Spark's.
+  Status ApplyExcept(const std::vector<std::vector<std::string>>& except, bool table_star,
+                     sql::Location location, std::vector<NamedExpr>* columns) {
+    // Each name resolved to a column index and the path below it (parts as written).
+    struct Removal {
+      size_t column;
+      std::vector<std::string> path;  // path[0] is the column's name as written
+    };
+    std::vector<Removal> removals;
+    for (const std::vector<std::string>& name : except) {
+      std::vector<std::string> path = name;
+      auto find = [&](std::string_view n) -> int {
+        for (size_t i = 0; i < columns->size(); ++i) {
+          if (EqualsIgnoreAsciiCase((*columns)[i].name, n)) return static_cast<int>(i);
+        }
+        return -1;
+      };
+      if (table_star && path.size() >= 2 && IsQualifier(path[0]) && find(path[1]) >= 0) {
+        path.erase(path.begin());
+      }
+      int index = find(path[0]);
+      if (index < 0) {
+        std::vector<std::string> candidates;
+        const bool qualify = table_star && name.size() > 1 && !qualifiers_.empty();
+        for (const NamedExpr& c : *columns) {
+          candidates.push_back(qualify ? SqlId({qualifiers_.back(), c.name}) : SqlId(c.name));
+        }
+        return ErrorAt(location, UnresolvedColumnMessage(name, std::move(candidates)));
+      }
+      // Check the path through the column's STRUCT fields.
+      TypePtr type = (*columns)[index].expr->type;
+      for (size_t k = 1; k < path.size(); ++k) {
+        if (type->id() != TypeId::kStruct) {
+          std::vector<std::string> prefix(path.begin(), path.begin() + k);
+          return ErrorAt(location, "[INVALID_EXTRACT_BASE_FIELD_TYPE] Can't extract a value from "
+                                   "\"" + JoinParts(prefix) + "\". Need a complex type [STRUCT, "
+                                   "ARRAY, MAP] but got \"" + type->ToDdl() + "\".");
+        }
+        int f = FindField(type->children(), path[k]);
+        if (f < 0) {
+          std::string fields;
+          for (size_t i = 0; i < type->children().size(); ++i) {
+            if (i > 0) fields += ", ";
+            fields += SqlId(type->children()[i].name);
+          }
+          return ErrorAt(location, "[FIELD_NOT_FOUND] No such struct field " + SqlId(path[k]) +
+                                       " in " + fields + ".");
+        }
+        type = type->children()[f].type;
+      }
+      removals.push_back({static_cast<size_t>(index), std::move(path)});
+    }
+    // Spark compares the names as written (after a qualifier), case-sensitively: one must not be
+    // the other or a prefix of it.
+    for (size_t i = 0; i < removals.size(); ++i) {
+      for (size_t j = i + 1; j < removals.size(); ++j) {
+        const auto& a = removals[i].path;
+        const auto& b = removals[j].path;
+        size_t n = std::min(a.size(), b.size());
+        if (std::equal(a.begin(), a.begin() + n, b.begin())) {
+          std::string list;
+          for (size_t k = 0; k < except.size(); ++k) {
+            if (k > 0) list += ", ";
+            list += JoinParts(except[k]);
+          }
+          return ErrorAt(location, "[EXCEPT_OVERLAPPING_COLUMNS] Columns in an EXCEPT list must "
+                                   "be distinct and non-overlapping, but got (" + list + ").");
+        }
+      }
+    }
+    std::vector<NamedExpr> kept;
+    for (size_t i = 0; i < columns->size(); ++i) {
+      std::vector<std::vector<std::string>> nested;  // paths below column i
+      bool dropped = false;
+      for (const Removal& r : removals) {
+        if (r.column != i) continue;
+        if (r.path.size() == 1) {
+          dropped = true;
+        } else {
+          nested.emplace_back(r.path.begin() + 1, r.path.end());
+        }
+      }
+      if (dropped) continue;
+      NamedExpr c = std::move((*columns)[i]);
+      if (!nested.empty()) {
+        WEIR_ASSIGN_OR_RETURN(c.expr, WithoutFields(c.expr, nested, c.name, location));
+      }
+      kept.push_back(std::move(c));
+    }
+    if (kept.empty()) {
+      return ErrorAt(location, "EXCEPT leaves out every column; a streaming table needs at least "
+                               "one (Spark would give rows without columns)");
+    }
+    *columns = std::move(kept);
+    return Status::OK();
+  }
+
+  // The STRUCT `e` without the fields at `paths` (relative to it): named_struct of the other
+  // fields, as Spark rebuilds it (so the result is never NULL: a NULL struct gives its fields as
+  // NULLs).
+  Result<BoundExprPtr> WithoutFields(const BoundExprPtr& e,
+                                     const std::vector<std::vector<std::string>>& paths,
+                                     const std::string& what, sql::Location location) {
+    std::vector<BoundExprPtr> args;
+    const std::vector<columnar::Field>& fields = e->type->children();
+    for (size_t i = 0; i < fields.size(); ++i) {
+      std::vector<std::vector<std::string>> below;
+      bool dropped = false;
+      for (const auto& p : paths) {
+        if (!EqualsIgnoreAsciiCase(p[0], fields[i].name)) continue;
+        if (p.size() == 1) {
+          dropped = true;
+        } else {
+          below.emplace_back(p.begin() + 1, p.end());
+        }
+      }
+      if (dropped) continue;
+      BoundExprPtr field = MakeField(e, static_cast<int>(i), location);
+      if (!below.empty()) {
+        WEIR_ASSIGN_OR_RETURN(field, WithoutFields(field, below, what + "." + fields[i].name,
+                                                   location));
+      }
+      args.push_back(StringLiteral(fields[i].name));
+      args.push_back(std::move(field));
+    }
+    if (args.empty()) {
+      return ErrorAt(location, "EXCEPT leaves out every field of " + what +
+                                   ", and an empty STRUCT cannot be stored in a Delta table");
+    }
+    return Call("named_struct", std::move(args), location);
   }
 
   Result<BoundExprPtr> Call(std::string_view name, std::vector<BoundExprPtr> args,
@@ -847,6 +1083,109 @@ Result<BoundExprPtr> Binder::BindPredicate(const sql::Expr& expr) const {
                                       e->type->ToDdl());
   }
   return e;
+}
+
+
+namespace {
+
+// `e` with every input column reference replaced by the expression of that column of `inner`
+// (a subquery's select list over its own input). Lambda bodies read the lambda's columns and
+// are left alone; their captured outer expressions are rewritten. `done` maps the nodes of one
+// tree, which `e`'s root keeps alive (a node freed since could share an address with a new one).
+BoundExprPtr Inline(const BoundExprPtr& e, const std::vector<NamedExpr>& inner,
+                    std::map<const BoundExpr*, BoundExprPtr>* done) {
+  if (e->kind == BoundExpr::Kind::kColumn) return inner[e->index].expr;
+  auto it = done->find(e.get());
+  if (it != done->end()) return it->second;
+  std::vector<BoundExprPtr> children;
+  bool changed = false;
+  for (size_t i = 0; i < e->children.size(); ++i) {
+    const BoundExprPtr& child = e->children[i];
+    children.push_back(e->kind == BoundExpr::Kind::kLambda && i == 0 ? child
+                                                                      : Inline(child, inner, done));
+    changed |= children.back() != child;
+  }
+  BoundExprPtr out = e;
+  if (changed) {
+    auto copy = std::make_shared<BoundExpr>(*e);
+    copy->children = std::move(children);
+    out = copy;
+  }
+  done->emplace(e.get(), out);
+  return out;
+}
+
+// One level of a query with subqueries in FROM, bound over the innermost FROM item's rows.
+Status BindLevel(const sql::Query& query, const columnar::Schema& source, BoundQuery* out) {
+  // The rows this level's FROM item gives: the source's, or a subquery's output.
+  std::vector<NamedExpr> inner;
+  columnar::Schema rows = source;
+  std::vector<std::string> qualifiers;
+  const sql::FromClause* from = query.from ? &*query.from : nullptr;
+  if (from != nullptr && from->kind == sql::FromClause::Kind::kSubquery) {
+    WEIR_RETURN_NOT_OK(BindLevel(*from->subquery, source, out));
+    inner = std::move(out->columns);
+    rows.fields.clear();
+    for (const NamedExpr& c : inner) {
+      for (const columnar::Field& f : rows.fields) {
+        if (EqualsIgnoreAsciiCase(f.name, c.name)) {
+          return ErrorAt(c.location, "the subquery names column " + sql::QuoteIdentifier(c.name) +
+                                         " twice; give one of them another alias (AS name)");
+        }
+      }
+      rows.fields.push_back({c.name, c.expr->type, c.expr->nullable});
+    }
+  } else if (from != nullptr && from->kind == sql::FromClause::Kind::kTable &&
+             !from->table.parts.empty()) {
+    qualifiers.push_back(from->table.parts.back());
+  }
+  if (from != nullptr && !from->alias.empty()) qualifiers.push_back(from->alias);
+  const bool subquery = from != nullptr && from->kind == sql::FromClause::Kind::kSubquery;
+  auto over_source = [&](const BoundExprPtr& e) {
+    std::map<const BoundExpr*, BoundExprPtr> done;
+    return subquery ? Inline(e, inner, &done) : e;
+  };
+
+  Binder binder(rows, qualifiers);
+  WEIR_ASSIGN_OR_RETURN(std::vector<NamedExpr> columns, binder.BindSelectList(query.select_list));
+  for (NamedExpr& c : columns) c.expr = over_source(c.expr);
+  if (query.where) {
+    WEIR_ASSIGN_OR_RETURN(BoundExprPtr where, binder.BindPredicate(*query.where));
+    where = over_source(where);
+    if (out->where) {
+      ExprBinder calls(rows, qualifiers);
+      WEIR_ASSIGN_OR_RETURN(where, calls.Call("AND", {out->where, std::move(where)},
+                                              query.where->location));
+    }
+    out->where = std::move(where);
+  }
+  if (from != nullptr && from->watermark) {
+    // DLT resolves the WATERMARK column against the query's output: a plain name that is a
+    // column of this level's select list (an alias, or a column passed through) is that item.
+    const sql::Watermark& w = *from->watermark;
+    out->watermark = &w;
+    out->event_time = nullptr;
+    const auto* ref = w.event_time->As<sql::ColumnRef>();
+    if (ref != nullptr && ref->parts.size() == 1) {
+      for (const NamedExpr& c : columns) {
+        if (EqualsIgnoreAsciiCase(c.name, ref->parts[0])) out->event_time = c.expr;
+      }
+    }
+    if (out->event_time == nullptr) {
+      WEIR_ASSIGN_OR_RETURN(BoundExprPtr e, binder.Bind(*w.event_time));
+      out->event_time = over_source(e);
+    }
+  }
+  out->columns = std::move(columns);
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<BoundQuery> BindQuery(const sql::Query& query, const columnar::Schema& source) {
+  BoundQuery out;
+  WEIR_RETURN_NOT_OK(BindLevel(query, source, &out));
+  return out;
 }
 
 }  // namespace weir::expr

@@ -5,7 +5,9 @@
 // forall and aggregate. A lambda body runs once per batch over the flattened elements of every
 // row (BoundExpr::Kind::kLambda), never once per row.
 #include <algorithm>
+#include <bit>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <unordered_map>
 
@@ -22,12 +24,20 @@ namespace {
 using columnar::Batch;
 using columnar::Field;
 
-// Spark's DUPLICATED_MAP_KEY (spark.sql.mapKeyDedupPolicy=EXCEPTION fails the query).
+// Spark's DUPLICATED_MAP_KEY (spark.sql.mapKeyDedupPolicy=EXCEPTION), the key printed as Spark
+// prints it there (the internal value: a DATE as its day number, a TIMESTAMP in microseconds).
+// Spark breaks the line before "If you want"; weir's messages are one line.
 std::string DuplicateKeyMessage(const Column& keys, int64_t row) {
-  std::string message = "Duplicate map key ";
-  AppendCastString(keys, row, &message);
-  message += " was found; Spark fails the query (spark.sql.mapKeyDedupPolicy=EXCEPTION); weir "
-             "keeps the last value and marks the row";
+  std::string message = "[DUPLICATED_MAP_KEY] Duplicate map key ";
+  switch (keys.type_id()) {
+    case TypeId::kDate: message += std::to_string(keys.values<int32_t>()[row]); break;
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNtz: message += std::to_string(keys.values<int64_t>()[row]); break;
+    default: AppendCastString(keys, row, &message);
+  }
+  message += " was found, please check the input data. If you want to remove the duplicated "
+             "keys, you can set \"spark.sql.mapKeyDedupPolicy\" to \"LAST_WIN\" so that the key "
+             "inserted at last takes precedence.";
   return message;
 }
 constexpr std::string_view kNullKeyMessage = "Cannot use null as map key";
@@ -68,8 +78,24 @@ Column GatherOrNull(const Column& src, std::span<const int64_t> rows) {
   return out;
 }
 
+// A FLOAT or DOUBLE key as Spark's ArrayBasedMapBuilder keeps it (NormalizeFloatingNumbers):
+// -0.0 is 0.0 and every NaN the same NaN.
+template <typename T>
+T NormalizedKey(T v) {
+  if (v != v) return std::numeric_limits<T>::quiet_NaN();
+  return v == 0 ? T(0) : v;
+}
+
 // Whether row i of a and row j of b (same type) are the same map key.
 bool SameKey(const Column& a, int64_t i, const Column& b, int64_t j) {
+  if (a.type_id() == TypeId::kDouble) {
+    return std::bit_cast<uint64_t>(NormalizedKey(a.values<double>()[i])) ==
+           std::bit_cast<uint64_t>(NormalizedKey(b.values<double>()[j]));
+  }
+  if (a.type_id() == TypeId::kFloat) {
+    return std::bit_cast<uint32_t>(NormalizedKey(a.values<float>()[i])) ==
+           std::bit_cast<uint32_t>(NormalizedKey(b.values<float>()[j]));
+  }
   int width = a.type()->byte_width();
   if (width > 0) {
     return std::memcmp(a.values<uint8_t>() + i * width, b.values<uint8_t>() + j * width,
@@ -84,6 +110,14 @@ bool SameKey(const Column& a, int64_t i, const Column& b, int64_t j) {
 
 // The key's bytes, for hashing large maps.
 std::string KeyBytes(const Column& c, int64_t row) {
+  if (c.type_id() == TypeId::kDouble) {
+    double v = NormalizedKey(c.values<double>()[row]);
+    return std::string(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  if (c.type_id() == TypeId::kFloat) {
+    float v = NormalizedKey(c.values<float>()[row]);
+    return std::string(reinterpret_cast<const char*>(&v), sizeof v);
+  }
   int width = c.type()->byte_width();
   if (width > 0) return std::string(reinterpret_cast<const char*>(c.values<uint8_t>()) + row * width, width);
   if (c.type()->is_binary_like()) return std::string(c.StringAt(row));
@@ -92,87 +126,86 @@ std::string KeyBytes(const Column& c, int64_t row) {
   return s;
 }
 
-// Builds a MAP column row by row with Spark's rules: a duplicate key keeps its first position
-// and takes the last value; a NULL key is dropped. Both mark the row (Spark fails the query).
-class MapBuilder {
- public:
-  MapBuilder(const TypePtr& type, int64_t rows, EvalContext& context, bool constant)
-      : out_(type), context_(context), constant_(constant) {
-    out_.Reserve(rows);
-  }
+}  // namespace
 
-  void ShareBuffersFrom(const Column& keys, const Column& values) {
-    out_.mutable_child(0).ShareBuffersFrom(keys);
-    out_.mutable_child(1).ShareBuffersFrom(values);
-  }
+// ------------------------------------------------------------------ MapBuilder (kernel.h)
 
-  void Add(int64_t row, const Column& keys, int64_t key_row, const Column& values,
-           int64_t value_row) {
-    if (keys.IsNull(key_row)) {
-      Mark(row, kNullKeyMessage);
-      return;
-    }
-    if (entries_.size() < 32) {
-      for (Entry& e : entries_) {
-        if (SameKey(*e.keys, e.key_row, keys, key_row)) {
-          e.values = &values;
-          e.value_row = value_row;
-          Mark(row, DuplicateKeyMessage(keys, key_row));
-          return;
-        }
-      }
-    } else {
-      if (index_.empty()) {
-        for (size_t k = 0; k < entries_.size(); ++k) {
-          index_.emplace(KeyBytes(*entries_[k].keys, entries_[k].key_row), k);
-        }
-      }
-      auto [it, inserted] = index_.emplace(KeyBytes(keys, key_row), entries_.size());
-      if (!inserted) {
-        entries_[it->second].values = &values;
-        entries_[it->second].value_row = value_row;
-        Mark(row, DuplicateKeyMessage(keys, key_row));
+MapBuilder::MapBuilder(const TypePtr& type, int64_t rows, EvalContext& context, bool constant)
+    : out_(type), context_(context), constant_(constant) {
+  out_.Reserve(rows);
+}
+
+void MapBuilder::ShareBuffersFrom(const Column& keys, const Column& values) {
+  out_.mutable_child(0).ShareBuffersFrom(keys);
+  out_.mutable_child(1).ShareBuffersFrom(values);
+}
+
+void MapBuilder::Add(int64_t row, const Column& keys, int64_t key_row, const Column& values,
+                     int64_t value_row) {
+  if (keys.IsNull(key_row)) {
+    Mark(row, kNullKeyMessage);
+    return;
+  }
+  if (entries_.size() < 32) {
+    for (Entry& e : entries_) {
+      if (SameKey(*e.keys, e.key_row, keys, key_row)) {
+        e.values = &values;
+        e.value_row = value_row;
+        Duplicate(row, keys, key_row);
         return;
       }
     }
-    entries_.push_back({&keys, key_row, &values, value_row});
-  }
-
-  void EndRow() {
-    for (const Entry& e : entries_) {
-      AppendRow(&out_.mutable_child(0), *e.keys, e.key_row);
-      AppendRow(&out_.mutable_child(1), *e.values, e.value_row);
+  } else {
+    if (index_.empty()) {
+      for (size_t k = 0; k < entries_.size(); ++k) {
+        index_.emplace(KeyBytes(*entries_[k].keys, entries_[k].key_row), k);
+      }
     }
-    out_.AppendListEntry();
-    entries_.clear();
-    index_.clear();
+    auto [it, inserted] = index_.emplace(KeyBytes(keys, key_row), entries_.size());
+    if (!inserted) {
+      entries_[it->second].values = &values;
+      entries_[it->second].value_row = value_row;
+      Duplicate(row, keys, key_row);
+      return;
+    }
   }
+  entries_.push_back({&keys, key_row, &values, value_row});
+}
 
-  void NullRow() {
-    entries_.clear();
-    index_.clear();
-    out_.AppendNull();
+void MapBuilder::EndRow() {
+  Column& keys = out_.mutable_child(0);
+  for (const Entry& e : entries_) {
+    if (keys.type_id() == TypeId::kDouble) {
+      keys.Append<double>(NormalizedKey(e.keys->values<double>()[e.key_row]));
+    } else if (keys.type_id() == TypeId::kFloat) {
+      keys.Append<float>(NormalizedKey(e.keys->values<float>()[e.key_row]));
+    } else {
+      AppendRow(&keys, *e.keys, e.key_row);
+    }
+    AppendRow(&out_.mutable_child(1), *e.values, e.value_row);
   }
+  out_.AppendListEntry();
+  entries_.clear();
+  index_.clear();
+}
 
-  void Mark(int64_t row, std::string_view message) {
-    context_.row_errors.Mark(constant_ ? -1 : row, message);
+void MapBuilder::NullRow() {
+  entries_.clear();
+  index_.clear();
+  out_.AppendNull();
+}
+
+void MapBuilder::Mark(int64_t row, std::string_view message) {
+  context_.row_errors.Mark(constant_ ? -1 : row, message);
+}
+
+void MapBuilder::Duplicate(int64_t row, const Column& keys, int64_t key_row) {
+  if (context_.map_key_dedup_policy == MapKeyDedupPolicy::kException) {
+    Mark(row, DuplicateKeyMessage(keys, key_row));
   }
+}
 
-  Vector Finish() { return Vector::Own(std::move(out_), constant_); }
-
- private:
-  struct Entry {
-    const Column* keys;
-    int64_t key_row;
-    const Column* values;
-    int64_t value_row;
-  };
-  Column out_;
-  EvalContext& context_;
-  bool constant_;
-  std::vector<Entry> entries_;
-  std::unordered_map<std::string, size_t> index_;
-};
+namespace {
 
 // ------------------------------------------------------------------ type rules
 
@@ -267,6 +300,35 @@ Result<TypePtr> MapFromArraysRule(std::vector<BoundExprPtr>& args) {
   }
   return DataType::Map(args[0]->type->element().type, args[1]->type->element().type,
                        args[1]->type->element().nullable);
+}
+
+// map_concat(m1, m2, ...): maps of one type (keys and values widened as Spark's
+// findWiderCommonType does); no arguments: an empty MAP<STRING, STRING>.
+Result<TypePtr> MapConcatRule(std::vector<BoundExprPtr>& args) {
+  TypePtr common;
+  for (const BoundExprPtr& a : args) {
+    if (IsVoid(a)) continue;
+    if (a->type->id() != TypeId::kMap) {
+      return Status::InvalidArgument("map_concat() arguments must all be MAPs, but " + a->sql +
+                                     " is " + TypeText(a));
+    }
+    if (!common) {
+      common = a->type;
+      continue;
+    }
+    std::optional<TypePtr> key = WiderType(common->key().type, a->type->key().type);
+    std::optional<TypePtr> value = WiderType(common->value().type, a->type->value().type);
+    if (!key || !value) {
+      return Status::InvalidArgument("map_concat() arguments must be MAPs of one type, got " +
+                                     common->ToDdl() + " and " + a->type->ToDdl());
+    }
+    common = DataType::Map(*key, *value, common->value().nullable || a->type->value().nullable);
+  }
+  if (!common) common = DataType::Map(DataType::String(), DataType::String(), true);
+  for (BoundExprPtr& a : args) {
+    WEIR_ASSIGN_OR_RETURN(a, CastTo(a, common));
+  }
+  return common;
 }
 
 Result<TypePtr> MapPartRule(std::vector<BoundExprPtr>& args, int part, std::string_view name) {
@@ -498,6 +560,28 @@ Result<Vector> MapFromArraysKernel(const KernelInput& in) {
       continue;
     }
     for (int32_t j = 0; j < ko[1] - ko[0]; ++j) builder.Add(i, keys, ko[0] + j, values, vo[0] + j);
+    builder.EndRow();
+  }
+  return builder.Finish();
+}
+
+// map_concat(m1, m2, ...): the entries of every map in order, through MapBuilder (a key in more
+// than one map is a repeated key); NULL when any map is.
+Result<Vector> MapConcatKernel(const KernelInput& in) {
+  MapBuilder builder(in.call.type, in.num_rows, in.context, AllConstant(in));
+  for (const Vector& v : in.args) builder.ShareBuffersFrom(v.column().child(0), v.column().child(1));
+  for (int64_t i = 0; i < in.num_rows; ++i) {
+    bool null = false;
+    for (const Vector& v : in.args) null |= v.IsNull(i);
+    if (null) {
+      builder.NullRow();
+      continue;
+    }
+    for (const Vector& v : in.args) {
+      const Column& map = v.column();
+      const int32_t* o = map.offsets() + v.Row(i);
+      for (int32_t j = o[0]; j < o[1]; ++j) builder.Add(i, map.child(0), j, map.child(1), j);
+    }
     builder.EndRow();
   }
   return builder.Finish();
@@ -873,6 +957,7 @@ constexpr Function kFunctions[] = {
     {"named_struct", 2, -1, &NamedStructRule, &NamedStructKernel, false},
     {"map_from_entries", 1, 1, &MapFromEntriesRule, &MapFromEntriesKernel, true},
     {"map_from_arrays", 2, 2, &MapFromArraysRule, &MapFromArraysKernel, true},
+    {"map_concat", 0, -1, &MapConcatRule, &MapConcatKernel, false},
     {"map_keys", 1, 1, &MapKeysRule, &MapPartKernel<0>, false},
     {"map_values", 1, 1, &MapValuesRule, &MapPartKernel<1>, false},
     {"size", 1, 1, &SizeRule<kSize>, &SizeKernel, false},

@@ -97,7 +97,22 @@ TEST(CollectionFunctionsTest, DuplicateHeaderKeysKeepTheLastValueAndMarkTheRow) 
   ASSERT_OK_AND_ASSIGN(Column out, Evaluate(*e, batch, context));
   EXPECT_EQ(Text(out, 0), "{k -> 2}");
   ASSERT_TRUE(context.row_errors.IsMarked(0));
-  EXPECT_NE(context.row_errors.Reason(0).find("Duplicate map key k"), std::string::npos);
+  EXPECT_NE(context.row_errors.Reason(0).find("[DUPLICATED_MAP_KEY] Duplicate map key k was found"),
+            std::string::npos);
+
+  // spark.sql.mapKeyDedupPolicy=LAST_WIN: the same map, and the row is fine.
+  EvalContext last_win;
+  last_win.Apply(EvalSettings::FromConf({{"spark.sql.mapKeyDedupPolicy", "last_win"}}));
+  EXPECT_EQ(last_win.map_key_dedup_policy, MapKeyDedupPolicy::kLastWin);
+  last_win.StartBatch(1, 0);
+  ASSERT_OK_AND_ASSIGN(out, Evaluate(*e, batch, last_win));
+  EXPECT_EQ(Text(out, 0), "{k -> 2}");
+  EXPECT_EQ(last_win.row_errors.count(), 0);
+  EXPECT_EQ(EvalSettings::FromConf({{"spark.sql.mapKeyDedupPolicy", "EXCEPTION"}})
+                .map_key_dedup_policy,
+            MapKeyDedupPolicy::kException);
+  EXPECT_TRUE(EvalSettings::FromConf({{"spark.sql.ansi.enabled", "TRUE"}}).ansi);
+  EXPECT_FALSE(EvalSettings::FromConf({}).ansi);
 }
 
 TEST(CollectionFunctionsTest, LambdasCaptureOuterColumns) {

@@ -2,10 +2,22 @@
 
 #include <algorithm>
 
+#include "columnar/text_format.h"
 #include "expr/cast.h"
 #include "expr/functions.h"
 
 namespace weir::expr {
+
+EvalSettings EvalSettings::FromConf(const std::map<std::string, std::string>& settings) {
+  EvalSettings out;
+  auto ansi = settings.find("spark.sql.ansi.enabled");
+  out.ansi = ansi != settings.end() && columnar::EqualsIgnoreAsciiCase(ansi->second, "true");
+  auto policy = settings.find("spark.sql.mapKeyDedupPolicy");
+  if (policy != settings.end() && columnar::EqualsIgnoreAsciiCase(policy->second, "LAST_WIN")) {
+    out.map_key_dedup_policy = MapKeyDedupPolicy::kLastWin;
+  }
+  return out;
+}
 
 using columnar::Column;
 

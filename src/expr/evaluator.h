@@ -83,12 +83,31 @@ class Vector {
   bool constant_ = false;
 };
 
+// spark.sql.mapKeyDedupPolicy: what a map-building function (map, map_from_arrays,
+// map_from_entries, str_to_map, map_concat) does with a repeated key. kException (Spark's
+// default) marks the row with Spark's DUPLICATED_MAP_KEY error, which stops the query unless the
+// flow quarantines such rows; kLastWin keeps the key where it first appeared with the value it
+// was given last.
+enum class MapKeyDedupPolicy : uint8_t { kException, kLastWin };
+
+// The Spark settings evaluation follows, from a pipeline's settings (SET / --set): unknown keys
+// are ignored; spark.sql.ansi.enabled is true when "true" (any case); spark.sql.mapKeyDedupPolicy
+// is LAST_WIN (any case) or EXCEPTION (sql::ParsePipeline refuses other values).
+struct EvalSettings {
+  bool ansi = false;
+  MapKeyDedupPolicy map_key_dedup_policy = MapKeyDedupPolicy::kException;
+
+  static EvalSettings FromConf(const std::map<std::string, std::string>& settings);
+};
+
 struct EvalContext {
   // current_timestamp() for the whole batch (Spark fixes it per micro-batch): microseconds UTC.
   int64_t current_timestamp_micros = 0;
   // spark.sql.ansi.enabled: invalid casts mark the row in row_errors instead of silently
   // becoming NULL.
   bool ansi = false;
+  // spark.sql.mapKeyDedupPolicy.
+  MapKeyDedupPolicy map_key_dedup_policy = MapKeyDedupPolicy::kException;
   RowErrors row_errors;
   // Rows whose input did not parse (from_json on malformed JSON, which still yields Spark's
   // PERMISSIVE result): a flow with a quarantine table routes them there with the reason;
@@ -97,6 +116,11 @@ struct EvalContext {
   // Results of shared subexpressions (BoundExpr::shared) for the batch being evaluated, by node
   // and batch; Projection::Evaluate and Filter::Select clear it before and after.
   std::map<std::pair<const BoundExpr*, const columnar::Batch*>, Vector> shared_results;
+
+  void Apply(const EvalSettings& settings) {
+    ansi = settings.ansi;
+    map_key_dedup_policy = settings.map_key_dedup_policy;
+  }
 
   // Prepares for a batch: sizes row_errors and sets the batch timestamp.
   void StartBatch(int64_t num_rows, int64_t batch_timestamp_micros) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "columnar/column.h"
@@ -136,6 +137,44 @@ inline std::string_view StringArg(const KernelInput& in, size_t k, int64_t i) {
   const Vector& v = in.args[k];
   return v.column().StringAt(v.Row(i));
 }
+
+// Builds a MAP column row by row with Spark's rules (ArrayBasedMapBuilder), for every function
+// that makes maps (map, map_from_arrays, map_from_entries, map_concat, str_to_map): a repeated
+// key keeps its first position and takes the last value; with spark.sql.mapKeyDedupPolicy =
+// EXCEPTION (EvalContext::map_key_dedup_policy, the default) it also marks the row with Spark's
+// DUPLICATED_MAP_KEY, the error Spark fails the query with. A NULL key is dropped and marks the
+// row (Spark: NULL_MAP_KEY). FLOAT/DOUBLE keys are normalized as Spark's are: -0.0 is 0.0 and
+// every NaN one key. Entries refer to the columns given to Add until EndRow: strings are
+// appended as views, so call ShareBuffersFrom with every key and value column first.
+class MapBuilder {
+ public:
+  // `constant`: the result is one row standing for all (marks then apply to every row).
+  MapBuilder(const TypePtr& type, int64_t rows, EvalContext& context, bool constant);
+
+  void ShareBuffersFrom(const Column& keys, const Column& values);
+  // Adds keys[key_row] -> values[value_row] to the map of batch row `row`.
+  void Add(int64_t row, const Column& keys, int64_t key_row, const Column& values,
+           int64_t value_row);
+  void EndRow();   // ends the current row's map
+  void NullRow();  // a NULL map instead (discarding what was added)
+  void Mark(int64_t row, std::string_view message);
+  Vector Finish() { return Vector::Own(std::move(out_), constant_); }
+
+ private:
+  void Duplicate(int64_t row, const Column& keys, int64_t key_row);
+
+  struct Entry {
+    const Column* keys;
+    int64_t key_row;
+    const Column* values;
+    int64_t value_row;
+  };
+  Column out_;
+  EvalContext& context_;
+  bool constant_;
+  std::vector<Entry> entries_;
+  std::unordered_map<std::string, size_t> index_;
+};
 
 // Casts every argument to STRING; the result is STRING (a type rule).
 Result<TypePtr> StringRule(std::vector<BoundExprPtr>& args);

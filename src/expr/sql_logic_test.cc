@@ -24,6 +24,8 @@
 //   var name=value                  defines ${name} for later pipeline statements
 //   env NAME=value                  a fake environment variable for secret() lookups
 //   ansi on|off                     spark.sql.ansi.enabled for later queries (row errors fail them)
+//   set name=value                  a Spark setting for later queries, e.g.
+//                                   set spark.sql.mapKeyDedupPolicy=LAST_WIN (EvalSettings)
 //
 // The batch timestamp (current_timestamp()) is 2026-06-08 09:00:00 UTC.
 #include <gtest/gtest.h>
@@ -212,7 +214,12 @@ class LogicTestRunner {
         (l[0] == 'v' ? vars_ : env_)[name] = value;
         ++pos_;
       } else if (l == "ansi on" || l == "ansi off") {
-        ansi_ = l == "ansi on";
+        settings_["spark.sql.ansi.enabled"] = l == "ansi on" ? "true" : "false";
+        ++pos_;
+      } else if (l.rfind("set ", 0) == 0) {
+        size_t eq = l.find('=');
+        ASSERT_NE(eq, std::string::npos) << where << ": expected set name=value";
+        settings_[l.substr(4, eq - 4)] = l.substr(eq + 1);
         ++pos_;
       } else {
         FAIL() << where << ": unknown record '" << l << "'";
@@ -269,24 +276,22 @@ class LogicTestRunner {
     columnar::Batch one_row;
     one_row.num_rows_without_columns = 1;
     const columnar::Batch* input = &one_row;
-    std::vector<std::string> qualifiers;
-    if (q.from) {
-      auto it = tables_.find(q.from->table.ToString());
-      if (q.from->kind != sql::FromClause::Kind::kTable || it == tables_.end()) {
-        return Status::InvalidArgument("unknown table " + q.from->table.ToString());
+    // The innermost FROM item (FROM (SELECT ... FROM t) reads t).
+    if (const sql::FromClause* from = sql::SourceFrom(q)) {
+      auto it = tables_.find(from->table.ToString());
+      if (from->kind != sql::FromClause::Kind::kTable || it == tables_.end()) {
+        return Status::InvalidArgument("unknown table " + from->table.ToString());
       }
       input = &it->second.batch;
-      qualifiers.push_back(it->first);
-      if (!q.from->alias.empty()) qualifiers.push_back(q.from->alias);
     }
-    WEIR_ASSIGN_OR_RETURN(Projection projection,
-                          Projection::Make(q.select_list, input->schema, qualifiers));
+    WEIR_ASSIGN_OR_RETURN(BoundQuery bound, BindQuery(q, input->schema));
+    WEIR_ASSIGN_OR_RETURN(Projection projection, Projection::Make(std::move(bound.columns)));
     EvalContext context;
-    context.ansi = ansi_;
+    context.Apply(EvalSettings::FromConf(settings_));
     context.StartBatch(input->num_rows(), kBatchTimestamp);
     columnar::Batch filtered;
-    if (q.where) {
-      WEIR_ASSIGN_OR_RETURN(Filter filter, Filter::Make(*q.where, input->schema, qualifiers));
+    if (bound.where) {
+      Filter filter(bound.where);
       WEIR_ASSIGN_OR_RETURN(filtered, filter.Apply(*input, context));
       input = &filtered;
       if (context.row_errors.count() > 0) return Status::InvalidArgument(std::string(context.row_errors.first_message()));
@@ -362,7 +367,8 @@ class LogicTestRunner {
   std::map<std::string, Table> tables_;
   sql::Variables vars_;
   std::map<std::string, std::string> env_;
-  bool ansi_ = false;
+  // Spark settings for later queries (`ansi on|off`, `set name=value`).
+  std::map<std::string, std::string> settings_;
 };
 
 class SqlLogicTest : public ::testing::TestWithParam<std::string> {};

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <unordered_map>
@@ -1992,8 +1993,51 @@ Result<Vector> RegexpReplaceKernel(const KernelInput& in) {
   });
 }
 
-// split(str, regex[, limit = -1]) as Java's String.split with Spark's changes: limit 0 keeps
-// trailing empty strings like -1; an empty regex splits into characters.
+// `v` split at the matches of `regex` (`re`, compiled) as Spark's UTF8String.split(regex,
+// limit): Java's String.split, except that limit 0 keeps trailing empty strings like -1 and an
+// empty regex splits into characters. False (with `error`) when matching fails.
+bool JavaSplit(std::string_view v, std::string_view regex, Regex* re, int64_t limit,
+               std::vector<std::string_view>* parts, std::string* error) {
+  if (limit == 0) limit = -1;
+  parts->clear();
+  if (!v.empty() && regex.empty()) {
+    int64_t chars = CharCount(v);
+    int64_t n = (limit > chars || limit <= 0) ? chars : limit;
+    size_t pos = 0;
+    for (int64_t k = 0; k + 1 < n; ++k) {
+      size_t next = NextChar(v, pos);
+      parts->push_back(v.substr(pos, next - pos));
+      pos = next;
+    }
+    parts->push_back(v.substr(pos));
+    return true;
+  }
+  size_t index = 0;
+  bool matched = false;
+  bool ok = ForEachMatch(
+      *re, v,
+      [&] {
+        size_t b = re->Begin(0), e = re->End(0);
+        if (limit <= 0 || static_cast<int64_t>(parts->size()) < limit - 1) {
+          if (index == 0 && b == 0 && e == 0) return true;  // no leading empty string
+          parts->push_back(v.substr(index, b - index));
+          index = e;
+          matched = true;
+          return true;
+        }
+        return false;  // limit reached: the rest is the last part
+      },
+      error);
+  if (!ok) return false;
+  if (!matched) {
+    parts->assign(1, v);
+  } else {
+    parts->push_back(v.substr(index));
+  }
+  return true;
+}
+
+// split(str, regex[, limit = -1]) (JavaSplit).
 Result<Vector> SplitKernel(const KernelInput& in) {
   PatternArg pattern(in, 1, "split");
   bool has_limit = in.args.size() > 2;
@@ -2009,55 +2053,119 @@ Result<Vector> SplitKernel(const KernelInput& in) {
     }
     std::string_view v = StringArg(in, 0, i), regex = StringArg(in, 1, i);
     int64_t limit = has_limit ? ArgValue<int32_t>(in, 2, i) : -1;
-    if (limit == 0) limit = -1;
-    parts.clear();
-    if (!v.empty() && regex.empty()) {
-      int64_t chars = CharCount(v);
-      int64_t n = (limit > chars || limit <= 0) ? chars : limit;
-      size_t pos = 0;
-      for (int64_t k = 0; k + 1 < n; ++k) {
-        size_t next = NextChar(v, pos);
-        parts.push_back(v.substr(pos, next - pos));
-        pos = next;
-      }
-      parts.push_back(v.substr(pos));
-    } else {
-      Regex* re = pattern.Get(i);
+    Regex* re = nullptr;
+    if (v.empty() || !regex.empty()) {
+      re = pattern.Get(i);
       if (re == nullptr) {
         out.NullRow();
         continue;
       }
-      size_t index = 0;
-      bool matched = false;
-      bool ok = ForEachMatch(
-          *re, v,
-          [&] {
-            size_t b = re->Begin(0), e = re->End(0);
-            if (limit <= 0 || static_cast<int64_t>(parts.size()) < limit - 1) {
-              if (index == 0 && b == 0 && e == 0) return true;  // no leading empty string
-              parts.push_back(v.substr(index, b - index));
-              index = e;
-              matched = true;
-              return true;
-            }
-            return false;  // limit reached: the rest is the last part
-          },
-          &error);
-      if (!ok) {
-        MarkRowError(in, i, "split(): " + error);
-        out.NullRow();
-        continue;
-      }
-      if (!matched) {
-        parts.assign(1, v);
-      } else {
-        parts.push_back(v.substr(index));
-      }
+    }
+    if (!JavaSplit(v, regex, re, limit, &parts, &error)) {
+      MarkRowError(in, i, "split(): " + error);
+      out.NullRow();
+      continue;
     }
     for (std::string_view part : parts) out.AddView(part);
     out.EndRow();
   }
   return out.Finish();
+}
+
+// str_to_map(text[, pairDelim = ',' [, keyValueDelim = ':']]) as Spark's StringToMap: text split
+// at pairDelim, each part at its first keyValueDelim (both regular expressions, JavaSplit) into
+// key and value (NULL without a delimiter); repeated keys follow spark.sql.mapKeyDedupPolicy
+// (MapBuilder). NULL when an argument is.
+Result<Vector> StrToMapKernel(const KernelInput& in) {
+  PatternArg pair_pattern(in, 1, "str_to_map");
+  PatternArg kv_pattern(in, 2, "str_to_map");
+  // Every key and value of the batch, as views of the text's bytes; then the maps.
+  Column keys(DataType::String()), values(DataType::String());
+  keys.ShareBuffersFrom(in.args[0].column());
+  values.ShareBuffersFrom(in.args[0].column());
+  std::vector<int64_t> starts(static_cast<size_t>(in.num_rows) + 1, 0);
+  std::vector<uint8_t> null_row(static_cast<size_t>(in.num_rows), 0);
+  std::vector<std::string_view> pairs, kv;
+  std::vector<std::pair<std::string_view, std::optional<std::string_view>>> entries;
+  std::string error;
+  for (int64_t i = 0; i < in.num_rows; ++i) {
+    starts[i] = keys.size();
+    if (in.args[0].IsNull(i) || in.args[1].IsNull(i) || in.args[2].IsNull(i)) {
+      null_row[i] = 1;
+      continue;
+    }
+    std::string_view text = StringArg(in, 0, i), pair_delim = StringArg(in, 1, i),
+                     kv_delim = StringArg(in, 2, i);
+    Regex* pair_re = text.empty() || !pair_delim.empty() ? pair_pattern.Get(i) : nullptr;
+    if ((text.empty() || !pair_delim.empty()) && pair_re == nullptr) {
+      null_row[i] = 1;
+      continue;
+    }
+    if (!JavaSplit(text, pair_delim, pair_re, -1, &pairs, &error)) {
+      MarkRowError(in, i, "str_to_map(): " + error);
+      null_row[i] = 1;
+      continue;
+    }
+    bool failed = false;
+    entries.clear();
+    for (std::string_view pair : pairs) {
+      Regex* kv_re = pair.empty() || !kv_delim.empty() ? kv_pattern.Get(i) : nullptr;
+      if ((pair.empty() || !kv_delim.empty()) && kv_re == nullptr) {
+        failed = true;
+        break;
+      }
+      if (!JavaSplit(pair, kv_delim, kv_re, 2, &kv, &error)) {
+        MarkRowError(in, i, "str_to_map(): " + error);
+        failed = true;
+        break;
+      }
+      entries.push_back({kv[0], kv.size() > 1 ? std::optional<std::string_view>(kv[1])
+                                              : std::nullopt});
+    }
+    if (failed) {
+      null_row[i] = 1;
+      continue;
+    }
+    for (const auto& [key, value] : entries) {
+      keys.AppendStringView(key);
+      if (value) {
+        values.AppendStringView(*value);
+      } else {
+        values.AppendNull();
+      }
+    }
+  }
+  starts[in.num_rows] = keys.size();
+  MapBuilder builder(in.call.type, in.num_rows, in.context, AllConstant(in));
+  builder.ShareBuffersFrom(keys, values);
+  for (int64_t i = 0; i < in.num_rows; ++i) {
+    if (null_row[i]) {
+      builder.NullRow();
+      continue;
+    }
+    for (int64_t k = starts[i]; k < starts[i + 1]; ++k) builder.Add(i, keys, k, values, k);
+    builder.EndRow();
+  }
+  return builder.Finish();
+}
+
+Result<TypePtr> StrToMapRule(Args& args) {
+  // Spark's defaults for the delimiters.
+  while (args.size() < 3) {
+    std::string_view d = args.size() == 1 ? "," : ":";
+    Column c(DataType::String());
+    c.AppendString(d);
+    args.push_back(MakeLiteral(std::move(c), sql::QuoteString(d)));
+  }
+  // STRING arguments only: Spark's StringToMap casts nothing.
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i]->type->id() != TypeId::kString) {
+      return TypeMismatch("str_to_map", i, "\"STRING\"", args[i]);
+    }
+  }
+  WEIR_RETURN_NOT_OK(CheckLiteralPattern(args[1], "str_to_map"));
+  WEIR_RETURN_NOT_OK(CheckLiteralPattern(args[2], "str_to_map"));
+  return DataType::Map(DataType::String(), DataType::String(), /*value_nullable=*/true);
 }
 
 Result<TypePtr> SplitRule(Args& args) {
@@ -2726,6 +2834,7 @@ constexpr Function kFunctions[] = {
     {"regexp_substr", 2, 2, &RegexpSubstrRule, &RegexpExtractKernel<true>, true},
     {"regexp_instr", 2, 3, &RegexpInstrRule, &RegexpInstrKernel, true},
     {"split", 2, 3, &SplitRule, &SplitKernel, true},
+    {"str_to_map", 1, 3, &StrToMapRule, &StrToMapKernel, false},
     // Hashes.
     {"md5", 1, 1, &Md5Rule, &DigestKernel<kMd5>, false},
     {"sha1", 1, 1, &Sha1Rule<kNameSha1>, &DigestKernel<kSha1>, false},

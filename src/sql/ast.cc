@@ -97,8 +97,21 @@ class Printer {
  private:
   void Visit(const ColumnRef& n) { out_ += JoinName(n.parts); }
   void Visit(const Star& n) {
-    if (!n.qualifier.empty()) out_ += JoinName(n.qualifier) + ".";
+    if (n.operand) {
+      Print(*n.operand);
+      out_ += ".";
+    } else if (!n.qualifier.empty()) {
+      out_ += JoinName(n.qualifier) + ".";
+    }
     out_ += "*";
+    if (!n.except.empty()) {
+      out_ += " EXCEPT (";
+      for (size_t i = 0; i < n.except.size(); ++i) {
+        if (i > 0) out_ += ", ";
+        out_ += JoinName(n.except[i]);
+      }
+      out_ += ")";
+    }
   }
   void Visit(const Literal& n) {
     using K = Literal::Kind;
@@ -324,9 +337,10 @@ ExprPtr Clone(const Expr& expr) {
   out->node = std::visit(
       [](const auto& n) -> decltype(Expr::node) {
         using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, ColumnRef> || std::is_same_v<T, Star> ||
-                      std::is_same_v<T, Literal>) {
+        if constexpr (std::is_same_v<T, ColumnRef> || std::is_same_v<T, Literal>) {
           return n;
+        } else if constexpr (std::is_same_v<T, Star>) {
+          return Star{n.qualifier, CloneOrNull(n.operand), n.except};
         } else if constexpr (std::is_same_v<T, Unary>) {
           return Unary{n.op, Clone(*n.operand)};
         } else if constexpr (std::is_same_v<T, Binary>) {
@@ -379,7 +393,7 @@ void ForEachChild(const Expr& expr, const std::function<void(const Expr&)>& visi
         } else if constexpr (std::is_same_v<T, FunctionCall>) {
           all(n.args);
         } else if constexpr (std::is_same_v<T, Cast> || std::is_same_v<T, FieldAccess> ||
-                             std::is_same_v<T, JsonPath>) {
+                             std::is_same_v<T, JsonPath> || std::is_same_v<T, Star>) {
           one(n.operand);
         } else if constexpr (std::is_same_v<T, Case>) {
           one(n.operand);
@@ -412,6 +426,12 @@ void ForEachChild(const Expr& expr, const std::function<void(const Expr&)>& visi
 }
 
 std::string QualifiedName::ToString() const { return JoinName(parts); }
+
+const FromClause* SourceFrom(const Query& query) {
+  const Query* q = &query;
+  while (q->from && q->from->kind == FromClause::Kind::kSubquery) q = q->from->subquery.get();
+  return q->from ? &*q->from : nullptr;
+}
 
 std::string_view ViolationActionName(ViolationAction action) {
   switch (action) {

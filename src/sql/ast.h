@@ -42,9 +42,14 @@ struct ColumnRef {
   std::vector<std::string> parts;
 };
 
-// `*` (qualifier empty) or `e.*`.
+// A select-list star: `*`, `q.*` (q a table name or alias, else a STRUCT column or field: Spark
+// tries the table first), or `expr.*` for any STRUCT-valued expression (`from_json(...).*`; weir
+// accepts it, Spark's parser does not). Each may end in Databricks' `EXCEPT (name, ...)`: columns
+// (`a`, `t.a`) or fields (`s.x`) left out.
 struct Star {
-  std::vector<std::string> qualifier;
+  std::vector<std::string> qualifier;              // `q.*`; empty for `*` and `expr.*`
+  ExprPtr operand;                                 // `expr.*`; null otherwise
+  std::vector<std::vector<std::string>> except;    // EXCEPT (...): each name's parts as written
 };
 
 struct Literal {
@@ -253,11 +258,14 @@ struct Deduplication {
   Location location;
 };
 
+struct Query;
+
 // The FROM item of a query.
 struct FromClause {
   enum class Kind : uint8_t {
     kReadKafka,  // [STREAM] read_kafka(name => value, ...)
     kTable,      // STREAM(name) / STREAM name / name
+    kSubquery,   // (SELECT ...): a nested query whose innermost FROM is the stream
   };
   Kind kind = Kind::kTable;
   bool streaming = false;  // STREAM keyword present
@@ -266,6 +274,7 @@ struct FromClause {
   // kTable: `WITH (key = value, ...)` after the table, Databricks' options clause: the reader
   // options of Delta's streaming source (maxFilesPerTrigger, startingVersion, ...).
   std::map<std::string, std::string> table_options;
+  std::shared_ptr<const Query> subquery;       // kSubquery
   std::optional<Watermark> watermark;
   std::string alias;  // [AS] alias, "" when absent
   Location location;
@@ -286,6 +295,10 @@ struct Query {
   std::optional<QualifiedName> quarantine_table;  // QUARANTINE INTO name
   Location location;
 };
+
+// The FROM item that reads the stream: the query's own, or that of its innermost subquery
+// (SELECT ... FROM (SELECT ... FROM STREAM(t))). Null when the innermost query has no FROM.
+const FromClause* SourceFrom(const Query& query);
 
 // ---------------------------------------------------------------- statements
 

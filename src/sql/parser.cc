@@ -11,6 +11,8 @@ namespace weir::sql {
 namespace {
 
 constexpr int kMaxDepth = 200;
+// Subqueries in FROM nest at most this deep (they count towards kMaxDepth too).
+constexpr int kMaxQueryDepth = 32;
 constexpr int64_t kMicrosPerSecond = 1000000;
 
 // Words that end an expression or a select item: never taken as a bare alias.
@@ -161,6 +163,26 @@ class Parser {
       out += n.parts[i];
     }
     return out;
+  }
+
+  // After a star: Databricks' `EXCEPT (name, ...)`, each name a column or a dotted path to a
+  // field (`a`, `t.a`, `s.x`).
+  Status ParseStarExcept(Star* star) {
+    if (!Peek().IsKeyword("EXCEPT") || !Peek(1).IsOperator("(")) return Status::OK();
+    Advance();
+    Advance();
+    if (Peek().IsKeyword("SELECT") && !Peek().quoted) {
+      return ErrorAt(Peek(), "EXCEPT of two queries is not supported in a weir streaming query " +
+                                 Near(Peek()));
+    }
+    while (true) {
+      if (Peek().kind != TokenKind::kIdentifier) return Expected("a column name in EXCEPT (...)");
+      WEIR_ASSIGN_OR_RETURN(QualifiedName name, ParseQualifiedName("a column name"));
+      star->except.push_back(std::move(name.parts));
+      if (AcceptOperator(")")) break;
+      WEIR_RETURN_NOT_OK(ExpectOperator(","));
+    }
+    return Status::OK();
   }
 
   // ------------------------------------------------------------ statements
@@ -516,7 +538,9 @@ class Parser {
     item.location = Peek().location;
     if (Peek().IsOperator("*")) {
       Advance();
-      item.expr = MakeExpr(item.location, Star{});
+      Star star;
+      WEIR_RETURN_NOT_OK(ParseStarExcept(&star));
+      item.expr = MakeExpr(item.location, std::move(star));
       return item;
     }
     WEIR_ASSIGN_OR_RETURN(item.expr, ParseExpr());
@@ -538,6 +562,35 @@ class Parser {
     FromClause from;
     from.location = Peek().location;
     int parens = 0;
+    if (Peek().IsOperator("(") && Peek(1).IsKeyword("SELECT")) {
+      // A subquery: its own innermost FROM reads the stream.
+      Advance();
+      if (++depth_ > kMaxQueryDepth) {
+        return ErrorAt(Peek(), "subqueries nest deeper than " + std::to_string(kMaxQueryDepth) +
+                                   " levels");
+      }
+      auto inner = ParseQueryBody();
+      --depth_;
+      if (!inner.ok()) return inner.status();
+      if (inner->drop_duplicates) {
+        return Status::InvalidArgument(inner->drop_duplicates->location.ToString() +
+                                       ": DROP DUPLICATES goes after the outermost query, not "
+                                       "inside a subquery");
+      }
+      if (inner->quarantine_table) {
+        return Status::InvalidArgument(inner->quarantine_table->location.ToString() +
+                                       ": QUARANTINE INTO goes after the outermost query, not "
+                                       "inside a subquery");
+      }
+      WEIR_RETURN_NOT_OK(ExpectOperator(")"));
+      from.kind = FromClause::Kind::kSubquery;
+      from.subquery = std::make_shared<const Query>(std::move(*inner));
+      return ParseFromItemSuffix(std::move(from));
+    }
+    if (Peek().IsKeyword("STREAM") && Peek(1).IsOperator("(") && Peek(2).IsKeyword("SELECT")) {
+      return ErrorAt(Peek(), "STREAM reads a table or read_kafka(...); a subquery reads the stream "
+                             "inside: FROM (SELECT ... FROM STREAM(table)) " + Near(Peek()));
+    }
     if (Peek().IsKeyword("STREAM") &&
         (Peek(1).IsOperator("(") || Peek(1).kind == TokenKind::kIdentifier)) {
       Advance();
@@ -580,6 +633,11 @@ class Parser {
       Advance();
       WEIR_RETURN_NOT_OK(ParseTableProperties(&from.table_options));
     }
+    return ParseFromItemSuffix(std::move(from));
+  }
+
+  // A FROM item's [WATERMARK ...] [[AS] alias].
+  Result<FromClause> ParseFromItemSuffix(FromClause from) {
     if (Peek().IsKeyword("WATERMARK")) {
       WEIR_ASSIGN_OR_RETURN(Watermark w, ParseWatermark());
       from.watermark = std::move(w);
@@ -860,6 +918,7 @@ class Parser {
       WEIR_ASSIGN_OR_RETURN(e, ParsePrimary());
     }
     while (true) {
+      if (e->Is<Star>()) return e;  // nothing applies to a star (its EXCEPT is parsed with it)
       const Token& t = Peek();
       if (t.IsOperator("::")) {
         Location loc = Advance().location;
@@ -870,6 +929,18 @@ class Parser {
         WEIR_ASSIGN_OR_RETURN(ExprPtr index, ParseExpr());
         WEIR_RETURN_NOT_OK(ExpectOperator("]"));
         e = MakeExpr(loc, Subscript{std::move(e), std::move(index)});
+      } else if (t.IsOperator(".") && Peek(1).IsOperator("*")) {
+        // expr.* (from_json(...).*): the struct's fields; nothing may follow but EXCEPT (...).
+        Advance();
+        Advance();
+        Star star;
+        if (auto* ref = std::get_if<ColumnRef>(&e->node)) {
+          star.qualifier = std::move(ref->parts);
+        } else {
+          star.operand = std::move(e);
+        }
+        WEIR_RETURN_NOT_OK(ParseStarExcept(&star));
+        return MakeExpr(start, std::move(star));
       } else if (t.IsOperator(".") && Peek(1).kind == TokenKind::kIdentifier) {
         Location loc = Advance().location;
         std::string field = Advance().text;
@@ -1346,7 +1417,10 @@ class Parser {
       } else if (Peek(1).IsOperator("*")) {
         Advance();
         Advance();
-        return MakeExpr(loc, Star{std::move(parts)});
+        Star star;
+        star.qualifier = std::move(parts);
+        WEIR_RETURN_NOT_OK(ParseStarExcept(&star));
+        return MakeExpr(loc, std::move(star));
       } else {
         break;
       }

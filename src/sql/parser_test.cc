@@ -160,6 +160,101 @@ TEST(ParserTest, FromForms) {
   EXPECT_FALSE(q.from.has_value());
 }
 
+// Star forms: `*`, `q.*`, `expr.*`, each with Databricks' EXCEPT (...).
+TEST(ParserTest, StarForms) {
+  ASSERT_OK_AND_ASSIGN(Query q, ParseQuery("SELECT * EXCEPT (a, `b c`, s.x), t.* EXCEPT (t.a), "
+                                           "e.f.*, from_json(v, 'a INT').* EXCEPT (a), (s).* "
+                                           "FROM t"));
+  ASSERT_EQ(q.select_list.size(), 5u);
+  const Star* all = q.select_list[0].expr->As<Star>();
+  ASSERT_NE(all, nullptr);
+  EXPECT_TRUE(all->qualifier.empty());
+  EXPECT_EQ(all->operand, nullptr);
+  ASSERT_EQ(all->except.size(), 3u);
+  EXPECT_EQ(all->except[1], std::vector<std::string>{"b c"});
+  EXPECT_EQ(all->except[2], (std::vector<std::string>{"s", "x"}));
+  EXPECT_EQ(q.select_list[0].location.ToString(), "line 1, column 8");
+  const Star* table = q.select_list[1].expr->As<Star>();
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(table->qualifier, std::vector<std::string>{"t"});
+  EXPECT_EQ(table->except[0], (std::vector<std::string>{"t", "a"}));
+  const Star* field = q.select_list[2].expr->As<Star>();
+  ASSERT_NE(field, nullptr);
+  EXPECT_EQ(field->qualifier, (std::vector<std::string>{"e", "f"}));
+  EXPECT_TRUE(field->except.empty());
+  const Star* call = q.select_list[3].expr->As<Star>();
+  ASSERT_NE(call, nullptr);
+  ASSERT_NE(call->operand, nullptr);
+  EXPECT_EQ(ToSql(*call->operand), "from_json(v, 'a INT')");
+  EXPECT_EQ(q.select_list[3].expr->location.ToString(), "line 1, column 59");
+  // (s) is the column s: the same as s.*.
+  EXPECT_EQ(q.select_list[4].expr->As<Star>()->qualifier, std::vector<std::string>{"s"});
+
+  EXPECT_EQ(ToSql(*q.select_list[0].expr), "* EXCEPT (a, `b c`, s.x)");
+  EXPECT_EQ(ToSql(*q.select_list[3].expr), "from_json(v, 'a INT').* EXCEPT (a)");
+  EXPECT_EQ(ToSql(*Clone(*q.select_list[3].expr)), "from_json(v, 'a INT').* EXCEPT (a)");
+  std::vector<std::string> children;
+  ForEachChild(*q.select_list[3].expr, [&](const Expr& c) { children.push_back(ToSql(c)); });
+  EXPECT_EQ(children, std::vector<std::string>{"from_json(v, 'a INT')"});
+  // EXCEPT of a query is still a set operation, which weir does not run.
+  EXPECT_EQ(ErrorOf("SELECT * EXCEPT (SELECT 1) FROM t"),
+            "line 1, column 18: EXCEPT of two queries is not supported in a weir streaming query "
+            "near 'SELECT'");
+  EXPECT_EQ(ErrorOf("SELECT a FROM t EXCEPT SELECT b FROM u"),
+            "line 1, column 17: EXCEPT is not supported in a weir streaming query near 'EXCEPT'");
+  EXPECT_EQ(ErrorOf("SELECT * EXCEPT (a,) FROM t"),
+            "line 1, column 20: expected a column name in EXCEPT (...) near ')'");
+  EXPECT_EQ(ErrorOf("SELECT e.*.a FROM t"),
+            "line 1, column 11: expected ';' or the end of the statement near '.'");
+}
+
+// A subquery in FROM; the stream is read by the innermost query.
+TEST(ParserTest, SubqueryInFrom) {
+  ASSERT_OK_AND_ASSIGN(
+      Query q, ParseQuery("SELECT partition_key, e.*, eh_offset FROM (SELECT partition_key, "
+                          "from_json(raw_value, 'a INT') AS e, eh_offset FROM STREAM(bronze) "
+                          "WHERE eh_offset > 0) WATERMARK ts DELAY OF INTERVAL 1 MINUTE AS sub "
+                          "WHERE e.a IS NOT NULL"));
+  ASSERT_TRUE(q.from.has_value());
+  EXPECT_EQ(q.from->kind, FromClause::Kind::kSubquery);
+  EXPECT_EQ(q.from->location.ToString(), "line 1, column 43");
+  // WATERMARK, then the alias, as for a table.
+  EXPECT_EQ(q.from->alias, "sub");
+  ASSERT_TRUE(q.from->watermark.has_value());
+  EXPECT_EQ(q.from->watermark->column_name, "ts");
+  ASSERT_NE(q.where, nullptr);
+  const Query& inner = *q.from->subquery;
+  EXPECT_EQ(inner.select_list.size(), 3u);
+  ASSERT_NE(inner.where, nullptr);
+  const FromClause* source = SourceFrom(q);
+  ASSERT_NE(source, nullptr);
+  EXPECT_EQ(source, &*inner.from);
+  EXPECT_EQ(source->kind, FromClause::Kind::kTable);
+  EXPECT_TRUE(source->streaming);
+  EXPECT_EQ(source->table.ToString(), "bronze");
+
+  ASSERT_OK_AND_ASSIGN(Query nested,
+                       ParseQuery("SELECT x FROM (SELECT x FROM (SELECT a AS x FROM STREAM t))"));
+  EXPECT_EQ(SourceFrom(nested)->table.ToString(), "t");
+  ASSERT_OK_AND_ASSIGN(Query no_from, ParseQuery("SELECT x FROM (SELECT 1 AS x)"));
+  EXPECT_EQ(SourceFrom(no_from), nullptr);
+
+  EXPECT_EQ(ErrorOf("SELECT * FROM STREAM(SELECT a FROM t)"),
+            "line 1, column 15: STREAM reads a table or read_kafka(...); a subquery reads the "
+            "stream inside: FROM (SELECT ... FROM STREAM(table)) near 'STREAM'");
+  EXPECT_EQ(ErrorOf("SELECT * FROM (SELECT a FROM STREAM t DROP DUPLICATES (a))"),
+            "line 1, column 39: DROP DUPLICATES goes after the outermost query, not inside a "
+            "subquery");
+  EXPECT_EQ(ErrorOf("SELECT * FROM (SELECT a FROM STREAM t QUARANTINE INTO q)"),
+            "line 1, column 55: QUARANTINE INTO goes after the outermost query, not inside a "
+            "subquery");
+  EXPECT_EQ(ErrorOf("SELECT * FROM (SELECT a FROM t"),
+            "line 1, column 31: expected ')' at the end of the statement");
+  std::string deep = "SELECT a FROM STREAM t";
+  for (int i = 0; i < 40; ++i) deep = "SELECT a FROM (" + deep + ")";
+  EXPECT_NE(ErrorOf(deep).find("subqueries nest deeper than 32 levels"), std::string::npos);
+}
+
 TEST(ParserTest, PrecedenceFollowsSpark) {
   EXPECT_EQ(Sql("a OR b AND NOT c = d"), "(a OR (b AND (NOT (c = d))))");
   EXPECT_EQ(Sql("1 + 2 * 3 - 4 / 5 % 6"), "((1 + (2 * 3)) - ((4 / 5) % 6))");
@@ -307,7 +402,7 @@ TEST(ParserTest, ToSqlReparsesToTheSameText) {
        {"CAST(key AS STRING)", "((a + 1) * (- b))", "CASE WHEN (x > 1) THEN 'a' ELSE 'b' END",
         "(x NOT IN (1, 2, 3))", "(y NOT BETWEEN 1.5 AND 2.5D)", "coalesce(a, b, 'z')",
         "TIMESTAMP '2026-06-08T09:00:00Z'", "(s LIKE 'a\\\\%')", "f(a => 1, b => 'x')",
-        "INTERVAL 2 MONTHS 3 DAYS 4 SECONDS", "`a b`.c"}) {
+        "INTERVAL 2 MONTHS 3 DAYS 4 SECONDS", "`a b`.c", "`t`.* EXCEPT (t.a, s.`x y`)", "from_json(v, 'a INT').*", "(a + b).* EXCEPT (c)"}) {
     std::string once = Sql(text);
     EXPECT_EQ(Sql(once), once) << text;
   }

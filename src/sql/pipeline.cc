@@ -159,6 +159,34 @@ Status InvalidAt(Location location, std::string message) {
   return Status::InvalidArgument(location.ToString() + ": " + message);
 }
 
+// Spark settings whose values weir checks when it reads the pipeline, as Spark's SQLConf checks
+// them on SET (case-insensitively, as its checkValues after upper-casing); empty when fine.
+std::string CheckSetting(const std::string& key, const std::string& value) {
+  struct Allowed {
+    std::string_view key;
+    std::vector<std::string_view> values;
+  };
+  static const Allowed kChecked[] = {
+      {"spark.sql.mapKeyDedupPolicy", {"EXCEPTION", "LAST_WIN"}},
+  };
+  for (const Allowed& a : kChecked) {
+    if (key != a.key) continue;
+    std::string upper(value);
+    for (char& c : upper) {
+      if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 32);
+    }
+    std::string list;
+    for (std::string_view v : a.values) {
+      if (upper == v) return "";
+      if (!list.empty()) list += ", ";
+      list += v;
+    }
+    return "[INVALID_CONF_VALUE.OUT_OF_RANGE_OF_OPTIONS] The value '" + value +
+           "' in the config \"" + key + "\" is invalid. It should be one of '" + list + "'.";
+  }
+  return "";
+}
+
 // Folds a read_kafka argument to its value: literals, secret('scope','key'), and || or concat()
 // of those.
 Result<OptionValue> FoldOption(const NamedArgument& arg, const Expr& e, const SecretResolver& secrets) {
@@ -235,6 +263,10 @@ class PipelineBuilder {
     if (auto* set = std::get_if<SetStatement>(&statement)) {
       auto cli = vars_.find(set->key);
       std::string value = cli != vars_.end() ? cli->second : set->value;
+      if (std::string bad = CheckSetting(set->key, value); !bad.empty()) {
+        return InvalidAt(set->location,
+                         bad + (cli != vars_.end() ? " (the value given with --set)" : ""));
+      }
       pipeline_.settings[set->key] = value;
       set_vars_[set->key] = value;
       return Status::OK();
@@ -281,7 +313,19 @@ class PipelineBuilder {
     return nullptr;
   }
 
-  Pipeline Finish() { return std::move(pipeline_); }
+  // Spark settings given as variables (--set, a settings file's configuration and spark_conf)
+  // without a SET statement are settings too, as a Databricks pipeline's configuration is.
+  Result<Pipeline> Finish() {
+    for (const auto& [key, value] : vars_) {
+      if (!key.starts_with("spark.") || pipeline_.settings.count(key) > 0) continue;
+      if (std::string bad = CheckSetting(key, value); !bad.empty()) {
+        return Status::InvalidArgument("the setting " + key + " (--set or the settings file): " +
+                                       bad);
+      }
+      pipeline_.settings[key] = value;
+    }
+    return std::move(pipeline_);
+  }
 
  private:
   Status AddTable(CreateStreamingTable create) {
@@ -292,11 +336,12 @@ class PipelineBuilder {
                        "streaming table " + def.name.ToString() + " is defined twice");
     }
     Query& q = create.query;
-    if (!q.from.has_value()) {
+    const FromClause* source = SourceFrom(q);
+    if (source == nullptr) {
       return InvalidAt(q.location, "a streaming table needs FROM STREAM read_kafka(...) or "
                                    "FROM STREAM(table)");
     }
-    const FromClause& from = *q.from;
+    const FromClause& from = *source;
     if (!from.streaming) {
       return InvalidAt(from.location,
                        "a streaming table reads a stream: write FROM STREAM read_kafka(...) or "
@@ -316,12 +361,25 @@ class PipelineBuilder {
       WEIR_ASSIGN_OR_RETURN(def.source_table, ResolveTableName(from.table, catalog_, schema_));
       def.source_options = from.table_options;
     }
-    for (const SelectItem& item : q.select_list) {
-      WEIR_RETURN_NOT_OK(RejectSecret(item.expr.get(), "the select list"));
-    }
-    WEIR_RETURN_NOT_OK(RejectSecret(q.where.get(), "WHERE"));
-    if (from.watermark) {
-      WEIR_RETURN_NOT_OK(RejectSecret(from.watermark->event_time.get(), "WATERMARK"));
+    // Every level of a query with subqueries in FROM: no secrets, one WATERMARK at most.
+    const Watermark* watermark = nullptr;
+    for (const Query* level = &q; level != nullptr;) {
+      for (const SelectItem& item : level->select_list) {
+        WEIR_RETURN_NOT_OK(RejectSecret(item.expr.get(), "the select list"));
+      }
+      WEIR_RETURN_NOT_OK(RejectSecret(level->where.get(), "WHERE"));
+      if (level->from && level->from->watermark) {
+        if (watermark != nullptr) {
+          return InvalidAt(level->from->watermark->location,
+                           "a streaming table's query takes one WATERMARK clause (another "
+                           "one is at " + watermark->location.ToString() + ")");
+        }
+        watermark = &*level->from->watermark;
+        WEIR_RETURN_NOT_OK(RejectSecret(watermark->event_time.get(), "WATERMARK"));
+      }
+      level = level->from && level->from->kind == FromClause::Kind::kSubquery
+                  ? level->from->subquery.get()
+                  : nullptr;
     }
     std::set<std::string> names;
     for (const Expectation& e : create.expectations) {
@@ -330,7 +388,7 @@ class PipelineBuilder {
         return InvalidAt(e.location, "expectation '" + e.name + "' is defined twice");
       }
     }
-    if (q.drop_duplicates && q.drop_duplicates->within_watermark && !from.watermark) {
+    if (q.drop_duplicates && q.drop_duplicates->within_watermark && watermark == nullptr) {
       return InvalidAt(q.drop_duplicates->location,
                        "DROP DUPLICATES WITHIN WATERMARK needs a watermark: add WATERMARK col DELAY "
                        "OF INTERVAL ... to the FROM item (Spark: dropDuplicatesWithinWatermark "
@@ -507,7 +565,7 @@ Result<Pipeline> ParsePipeline(std::string_view text, const Variables& vars,
                           ParseStatements(statement.text, &statement.map));
     for (Statement& s : parsed) WEIR_RETURN_NOT_OK(builder.Add(std::move(s)));
   }
-  Pipeline pipeline = builder.Finish();
+  WEIR_ASSIGN_OR_RETURN(Pipeline pipeline, builder.Finish());
   if (pipeline.tables.empty()) {
     return Status::InvalidArgument(
         "the pipeline defines no streaming table (expected CREATE OR REFRESH STREAMING TABLE "

@@ -117,7 +117,9 @@ struct Pipeline {
   // ALTER TABLE statements, in file order: applied when the pipeline runs, before its flows
   // (stream::Pipeline).
   std::vector<TableAlteration> alterations;
-  // SET statements, the last value of each key (a --set of the same name overrides it).
+  // SET statements, the last value of each key (a --set of the same name overrides it), and
+  // variables named spark.* (--set, a settings file) that no SET statement gives. Values of the
+  // settings weir checks (spark.sql.mapKeyDedupPolicy: EXCEPTION or LAST_WIN) are valid.
   std::map<std::string, std::string> settings;
 
   // The table with this name, or nullptr.

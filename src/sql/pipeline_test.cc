@@ -297,5 +297,96 @@ CREATE STREAMING TABLE audit AS SELECT * FROM STREAM(sales.bronze.orders_raw)
             std::string::npos) << r.status().ToString();
 }
 
+// A subquery in FROM: the innermost query's FROM is the flow's source.
+TEST(PipelineTest, SubqueryInFromReadsTheInnermostSource) {
+  SecretResolver secrets = FakeEnvironment({});
+  ASSERT_OK_AND_ASSIGN(Pipeline p, ParsePipeline(R"(
+USE SCHEMA silver;
+CREATE OR REFRESH STREAMING TABLE events AS
+SELECT partition_key, e.*, eh_offset
+FROM (SELECT partition_key, from_json(raw_value, 'event_id STRING, ts TIMESTAMP') AS e, eh_offset
+      FROM STREAM(LIVE.bronze) WITH (maxFilesPerTrigger = 10)
+      WATERMARK enqueued_time DELAY OF INTERVAL 5 MINUTES)
+DROP DUPLICATES WITHIN WATERMARK (event_id);
+CREATE OR REFRESH STREAMING TABLE raw AS
+SELECT * EXCEPT (key, value), CAST(value AS STRING) AS body
+FROM (SELECT * FROM STREAM read_kafka(bootstrapServers => 'b:9092', subscribe => 't'));)",
+                                                 {}, secrets));
+  ASSERT_EQ(p.tables.size(), 2u);
+  EXPECT_EQ(p.tables[0].source_kind, FromClause::Kind::kTable);
+  EXPECT_EQ(p.tables[0].source_table.ToString(), "main.silver.bronze");
+  EXPECT_EQ(p.tables[0].source_options.at("maxFilesPerTrigger"), "10");
+  EXPECT_EQ(p.tables[0].query().from->kind, FromClause::Kind::kSubquery);
+  EXPECT_EQ(p.tables[1].source_kind, FromClause::Kind::kReadKafka);
+  EXPECT_EQ(p.tables[1].kafka_options.at("subscribe").Reveal(), "t");
+
+  auto error = [&](std::string_view text) {
+    auto r = ParsePipeline(text, {}, secrets);
+    EXPECT_FALSE(r.ok()) << text;
+    return r.ok() ? "" : r.status().message();
+  };
+  EXPECT_EQ(error("CREATE STREAMING TABLE t AS SELECT a FROM (SELECT a FROM s)"),
+            "line 1, column 58: a streaming table reads a stream: write FROM STREAM "
+            "read_kafka(...) or FROM STREAM(table)");
+  EXPECT_EQ(error("CREATE STREAMING TABLE t AS SELECT a FROM (SELECT 1 AS a)"),
+            "line 1, column 29: a streaming table needs FROM STREAM read_kafka(...) or FROM "
+            "STREAM(table)");
+  EXPECT_EQ(error("CREATE STREAMING TABLE t AS SELECT a FROM (SELECT a, ts FROM STREAM s WATERMARK "
+                  "ts DELAY OF INTERVAL 1 MINUTE) WATERMARK ts DELAY OF INTERVAL 2 MINUTES"),
+            "line 1, column 71: a streaming table's query takes one WATERMARK clause (another "
+            "one is at line 1, column 112)");
+  EXPECT_EQ(error("CREATE STREAMING TABLE t AS SELECT a FROM (SELECT secret('s', 'k') AS a FROM "
+                  "STREAM s)"),
+            "line 1, column 51: secret() is allowed only in read_kafka options, not in the "
+            "select list");
+}
+
+// spark.sql.mapKeyDedupPolicy is checked where it is set, as Spark's SET checks it; spark.*
+// values given only as variables (--set, a settings file) are settings too.
+TEST(PipelineTest, SparkSettings) {
+  SecretResolver secrets = FakeEnvironment({});
+  constexpr std::string_view kTable = "CREATE STREAMING TABLE t AS SELECT * FROM STREAM s;";
+  ASSERT_OK_AND_ASSIGN(Pipeline p, ParsePipeline("SET spark.sql.mapKeyDedupPolicy = last_win;\n" +
+                                                     std::string(kTable),
+                                                 {}, secrets));
+  EXPECT_EQ(p.settings.at("spark.sql.mapKeyDedupPolicy"), "last_win");
+  ASSERT_OK_AND_ASSIGN(p, ParsePipeline(kTable,
+                                        {{"spark.sql.mapKeyDedupPolicy", "LAST_WIN"},
+                                         {"spark.sql.ansi.enabled", "true"},
+                                         {"topic", "x"}},
+                                        secrets));
+  EXPECT_EQ(p.settings, (std::map<std::string, std::string>{
+                            {"spark.sql.ansi.enabled", "true"},
+                            {"spark.sql.mapKeyDedupPolicy", "LAST_WIN"}}));
+  // --set wins over SET.
+  ASSERT_OK_AND_ASSIGN(p, ParsePipeline("SET spark.sql.mapKeyDedupPolicy = EXCEPTION;\n" +
+                                            std::string(kTable),
+                                        {{"spark.sql.mapKeyDedupPolicy", "LAST_WIN"}}, secrets));
+  EXPECT_EQ(p.settings.at("spark.sql.mapKeyDedupPolicy"), "LAST_WIN");
+
+  auto r = ParsePipeline("SET spark.sql.mapKeyDedupPolicy = FIRST_WIN;\n" + std::string(kTable),
+                         {}, secrets);
+  ASSERT_STATUS_CODE(kInvalidArgument, r);
+  EXPECT_EQ(r.status().message(),
+            "line 1, column 1: [INVALID_CONF_VALUE.OUT_OF_RANGE_OF_OPTIONS] The value 'FIRST_WIN' "
+            "in the config \"spark.sql.mapKeyDedupPolicy\" is invalid. It should be one of "
+            "'EXCEPTION, LAST_WIN'.");
+  r = ParsePipeline("SET spark.sql.mapKeyDedupPolicy = LAST_WIN;\n" + std::string(kTable),
+                    {{"spark.sql.mapKeyDedupPolicy", "last"}}, secrets);
+  ASSERT_STATUS_CODE(kInvalidArgument, r);
+  EXPECT_NE(r.status().message().find("The value 'last' in the config "
+                                      "\"spark.sql.mapKeyDedupPolicy\" is invalid. It should be "
+                                      "one of 'EXCEPTION, LAST_WIN'. (the value given with --set)"),
+            std::string::npos)
+      << r.status().ToString();
+  r = ParsePipeline(kTable, {{"spark.sql.mapKeyDedupPolicy", ""}}, secrets);
+  ASSERT_STATUS_CODE(kInvalidArgument, r);
+  EXPECT_EQ(r.status().message(),
+            "the setting spark.sql.mapKeyDedupPolicy (--set or the settings file): "
+            "[INVALID_CONF_VALUE.OUT_OF_RANGE_OF_OPTIONS] The value '' in the config "
+            "\"spark.sql.mapKeyDedupPolicy\" is invalid. It should be one of 'EXCEPTION, "
+            "LAST_WIN'.");
+}
+
 }  // namespace
 }  // namespace weir::sql

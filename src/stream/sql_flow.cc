@@ -39,7 +39,7 @@ class SqlTransform : public Transform {
   SqlTransform(std::string table, expr::Projection projection, std::optional<expr::Filter> filter,
                std::vector<BoundExpectation> expectations,
                std::optional<columnar::Schema> quarantine_schema,
-               std::optional<Watermark> watermark, bool ansi)
+               std::optional<Watermark> watermark, const expr::EvalSettings& eval)
       : table_(std::move(table)),
         projection_(std::move(projection)),
         filter_(std::move(filter)),
@@ -48,7 +48,7 @@ class SqlTransform : public Transform {
         watermark_(std::move(watermark)),
         output_schema_(projection_.output_schema()) {
     if (watermark_) output_schema_.fields.pop_back();
-    context_.ansi = ansi;
+    context_.Apply(eval);
     ResetMetrics();
   }
 
@@ -89,9 +89,11 @@ class SqlTransform : public Transform {
     WEIR_ASSIGN_OR_RETURN(columnar::Batch out, projection_.Evaluate(*rows_in, context_));
     const int64_t n = out.num_rows();
     if (context_.row_errors.count() > 0 && !quarantine_schema_) {
-      return Status::InvalidArgument(std::string(context_.row_errors.first_message()) +
-                                     " (spark.sql.ansi.enabled is true; route such rows to a "
-                                     "quarantine table with QUARANTINE INTO, or use TRY_CAST)");
+      return Status::InvalidArgument(
+          std::string(context_.row_errors.first_message()) +
+          (context_.ansi ? " (spark.sql.ansi.enabled is true; route such rows to a quarantine "
+                           "table with QUARANTINE INTO, or use TRY_CAST)"
+                         : " (route such rows to a quarantine table with QUARANTINE INTO)"));
     }
     // Per output row: why it goes to quarantine ("" = it does not), and whether it is dropped.
     std::vector<std::string_view> reasons;
@@ -360,29 +362,19 @@ std::string SparkOptionName(const std::string& name) {
 // Binds the definition's SELECT list, WHERE and expectations against the source's rows and
 // builds the transform.
 Result<std::shared_ptr<Transform>> MakeSqlTransform(const sql::StreamingTableDefinition& definition,
-                                                    const columnar::Schema& input, bool ansi) {
+                                                    const columnar::Schema& input,
+                                                    const expr::EvalSettings& eval) {
   const std::string table = definition.name.ToString();
-  const sql::Query& query = definition.query();
-  expr::Binder binder(input);
-  WEIR_ASSIGN_OR_RETURN(std::vector<expr::NamedExpr> columns,
-                        binder.BindSelectList(query.select_list));
+  // The SELECT list, WHERE and WATERMARK over the source's rows (subqueries in FROM inlined).
+  WEIR_ASSIGN_OR_RETURN(expr::BoundQuery query, expr::BindQuery(definition.query(), input));
+  std::vector<expr::NamedExpr> columns = std::move(query.columns);
   std::optional<Transform::Watermark> watermark;
-  if (query.from && query.from->watermark) {
+  if (query.watermark != nullptr) {
     // The event time rides along as a last, hidden column, so it shares work (from_json) with
-    // the select list and is filtered with the rows.
-    const sql::Watermark& w = *query.from->watermark;
-    // DLT resolves a watermark column against the query's output: a plain name that is a column
-    // of the SELECT list (an alias, or a source column passed through) is that item's expression.
-    expr::BoundExprPtr event_time;
-    const auto* ref = std::get_if<sql::ColumnRef>(&w.event_time->node);
-    if (ref != nullptr && ref->parts.size() == 1) {
-      for (const expr::NamedExpr& c : columns) {
-        if (columnar::EqualsIgnoreAsciiCase(c.name, ref->parts[0])) event_time = c.expr;
-      }
-    }
-    if (event_time == nullptr) {
-      WEIR_ASSIGN_OR_RETURN(event_time, binder.Bind(*w.event_time));
-    }
+    // the select list and is filtered with the rows. DLT resolves a watermark column against
+    // the query's output (expr::BoundQuery::event_time).
+    const sql::Watermark& w = *query.watermark;
+    expr::BoundExprPtr event_time = query.event_time;
     if (event_time->type->id() != columnar::TypeId::kTimestamp &&
         event_time->type->id() != columnar::TypeId::kTimestampNtz) {
       return Status::InvalidArgument(w.location.ToString() + ": the WATERMARK column " +
@@ -394,10 +386,7 @@ Result<std::shared_ptr<Transform>> MakeSqlTransform(const sql::StreamingTableDef
   }
   WEIR_ASSIGN_OR_RETURN(expr::Projection projection, expr::Projection::Make(std::move(columns)));
   std::optional<expr::Filter> filter;
-  if (query.where) {
-    WEIR_ASSIGN_OR_RETURN(expr::Filter f, expr::Filter::Make(*query.where, input));
-    filter = std::move(f);
-  }
+  if (query.where) filter.emplace(query.where);
   std::vector<BoundExpectation> expectations;
   for (const sql::Expectation& e : definition.statement.expectations) {
     columnar::Schema rows = projection.output_schema();
@@ -426,7 +415,7 @@ Result<std::shared_ptr<Transform>> MakeSqlTransform(const sql::StreamingTableDef
   }
   return std::shared_ptr<Transform>(std::make_shared<SqlTransform>(
       table, std::move(projection), std::move(filter), std::move(expectations),
-      std::move(quarantine), std::move(watermark), ansi));
+      std::move(quarantine), std::move(watermark), eval));
 }
 
 }  // namespace
@@ -477,9 +466,7 @@ Result<FlowSpec> MakeFlow(const sql::StreamingTableDefinition& definition,
         CheckInsideLakehouse(lakehouse.root, lakehouse.TablePath(definition.source_table)));
   }
   const std::string table = definition.name.ToString();
-  auto ansi_setting = settings.find("spark.sql.ansi.enabled");
-  const bool ansi = ansi_setting != settings.end() &&
-                    columnar::EqualsIgnoreAsciiCase(ansi_setting->second, "true");
+  const expr::EvalSettings eval = expr::EvalSettings::FromConf(settings);
   const sql::Query& query = definition.query();
   FlowSpec spec;
   spec.name = table;
@@ -515,8 +502,8 @@ Result<FlowSpec> MakeFlow(const sql::StreamingTableDefinition& definition,
                                       definition.source_options};
     // The source table's schema is known when the flow starts (its upstream flow may create it).
     const sql::StreamingTableDefinition* bound = &definition;
-    spec.make_transform = [bound, ansi](const columnar::Schema& input) {
-      return MakeSqlTransform(*bound, input, ansi);
+    spec.make_transform = [bound, eval](const columnar::Schema& input) {
+      return MakeSqlTransform(*bound, input, eval);
     };
     return spec;
   }
@@ -536,7 +523,7 @@ Result<FlowSpec> MakeFlow(const sql::StreamingTableDefinition& definition,
   for (const auto& s : secrets) parsed->redactor.AddSecret(s);
   // Kafka rows have a fixed schema: bind now, so that SQL errors show before anything runs.
   WEIR_ASSIGN_OR_RETURN(std::shared_ptr<Transform> transform,
-                        MakeSqlTransform(definition, KafkaSourceSchema(parsed->include_headers), ansi));
+                        MakeSqlTransform(definition, KafkaSourceSchema(parsed->include_headers), eval));
   spec.kafka = std::move(*parsed);
   spec.make_transform = [transform](const columnar::Schema&) -> Result<std::shared_ptr<Transform>> {
     return transform;
