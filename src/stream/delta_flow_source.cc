@@ -1,5 +1,7 @@
 #include "stream/delta_flow_source.h"
 
+#include "stream/commit_signal.h"
+
 namespace weir::stream {
 
 Result<std::unique_ptr<DeltaFlowSource>> DeltaFlowSource::Open(
@@ -38,6 +40,8 @@ Status DeltaFlowSource::Restore(const std::optional<std::string>& end_json, Chec
 }
 
 Result<std::optional<std::string>> DeltaFlowSource::PlanNext(const Trigger& trigger, int64_t) {
+  // Taken before the log is read: a commit announced after this is one the read may miss.
+  commits_seen_ = CommitSignals::Global().Count(table_path_);
   if (trigger.kind == Trigger::Kind::kAvailableNow && !available_now_prepared_) {
     source_->PrepareForTriggerAvailableNow();
     available_now_prepared_ = true;
@@ -58,6 +62,14 @@ Result<std::optional<std::string>> DeltaFlowSource::PlanNext(const Trigger& trig
   if (!end || (start_ && *end == *start_)) return std::optional<std::string>();
   latest_json_ = end->ToJson();
   return std::optional<std::string>(end->ToJson());
+}
+
+bool DeltaFlowSource::WaitForData(int64_t max_wait_ms, const std::atomic<bool>* stop) {
+  return CommitSignals::Global().WaitForChange(table_path_, commits_seen_, max_wait_ms, stop);
+}
+
+int64_t DeltaFlowSource::MaxIdleWaitMs() const {
+  return CommitSignals::Global().HasWriter(table_path_) ? 1000 : 100;
 }
 
 Status DeltaFlowSource::PlanRead(const std::string& end_json) {

@@ -30,6 +30,11 @@ class DeltaFlowSource : public FlowSource {
   Status StartFresh(Checkpoint& checkpoint, const delta::Snapshot& table) override;
   Status Restore(const std::optional<std::string>& end_json, Checkpoint& checkpoint) override;
   Result<std::optional<std::string>> PlanNext(const Trigger& trigger, int64_t trigger_start_ms) override;
+  // Woken by a commit of the table from this process (CommitSignals). A table with a writer in
+  // this process is looked at once a second while idle (for writers elsewhere), others every
+  // 100 ms.
+  bool WaitForData(int64_t max_wait_ms, const std::atomic<bool>* stop) override;
+  int64_t MaxIdleWaitMs() const override;
   int64_t BacklogRows() const override { return backlog_rows_; }
   Status PlanRead(const std::string& end_json) override;
   int64_t PlannedRows() const override;
@@ -52,6 +57,7 @@ class DeltaFlowSource : public FlowSource {
   std::unique_ptr<delta::DeltaSource> source_;
   std::optional<delta::DeltaSourceOffset> start_;
   std::optional<std::string> latest_json_;
+  uint64_t commits_seen_ = 0;  // CommitSignals' count for the table when PlanNext last looked
   bool available_now_prepared_ = false;
   int64_t backlog_rows_ = 0;  // availableNow: rows up to the end of the run, counted once
   bool backlog_counted_ = false;

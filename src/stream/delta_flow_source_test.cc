@@ -12,6 +12,7 @@
 #include "delta/table.h"
 #include "delta/transaction.h"
 #include "fs/local_file_system.h"
+#include "stream/commit_signal.h"
 #include "stream/trigger.h"
 
 namespace weir::stream {
@@ -94,6 +95,42 @@ class DeltaFlowSourceTest : public ::testing::Test {
   std::string dir_;
   int64_t last_modification_time_ = 0;
 };
+
+// Under processingTime=0 an idle source waits for its table's next commit from this process
+// instead of reading the table's log again and again.
+TEST_F(DeltaFlowSourceTest, AnIdleSourceIsWokenByACommitInThisProcess) {
+  auto table = NewTable();
+  AppendFile(*table, 0, 10);
+  ASSERT_OK_AND_ASSIGN(auto source, DeltaFlowSource::Open(&fs_, "t", table->path(), {}));
+  Trigger trigger;  // processingTime=0
+  ASSERT_OK_AND_ASSIGN(auto first, source->PlanNext(trigger, 0));
+  ASSERT_TRUE(first.has_value());
+  ASSERT_OK(source->PlanRead(*first));
+  ASSERT_OK(source->Advance(*first));
+  ASSERT_OK_AND_ASSIGN(auto none, source->PlanNext(trigger, 0));
+  EXPECT_FALSE(none.has_value());
+  EXPECT_EQ(source->MaxIdleWaitMs(), 100);  // no writer of the table in this process
+  CommitSignals::Global().AddWriter(table->path());
+  EXPECT_EQ(source->MaxIdleWaitMs(), 1000);
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    AppendFile(*table, 10, 5);
+    CommitSignals::Global().Notify(table->path());  // as TableSink::Commit does
+  });
+  // Far longer than the test takes: the wait ends with the commit.
+  EXPECT_TRUE(source->WaitForData(/*max_wait_ms=*/120000, nullptr));
+  writer.join();
+  CommitSignals::Global().RemoveWriter(table->path());
+  ASSERT_OK_AND_ASSIGN(auto next, source->PlanNext(trigger, 0));
+  ASSERT_TRUE(next.has_value());
+  ASSERT_OK(source->PlanRead(*next));
+  EXPECT_EQ(source->PlannedRows(), 5);
+  // Nothing new: a wait times out.
+  ASSERT_OK(source->Advance(*next));
+  ASSERT_OK_AND_ASSIGN(none, source->PlanNext(trigger, 0));
+  EXPECT_FALSE(none.has_value());
+  EXPECT_FALSE(source->WaitForData(20, nullptr));
+}
 
 TEST_F(DeltaFlowSourceTest, HandsFilesOnInChunksInOrder) {
   auto table = NewTable();

@@ -7,6 +7,7 @@
 // engine only waits for it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -42,6 +43,13 @@ class FlowSource {
   // data. Under availableNow the first call fixes the end of the run.
   virtual Result<std::optional<std::string>> PlanNext(const Trigger& trigger,
                                                       int64_t trigger_start_ms) = 0;
+  // processingTime=0 and PlanNext found no new data: waits at most `max_wait_ms` (the engine
+  // backs off from 10 ms to MaxIdleWaitMs() while the source stays idle) or until `*stop`.
+  // Returns true when the source knows new data arrived; the engine then plans again at once.
+  // The default sleeps: the engine's next PlanNext looks at the source.
+  virtual bool WaitForData(int64_t max_wait_ms, const std::atomic<bool>* stop);
+  // The longest wait between two looks at an idle source.
+  virtual int64_t MaxIdleWaitMs() const { return 100; }
   // Under availableNow, after the first PlanNext: how many rows the run has to read (0 when
   // unknown), for a progress bar.
   virtual int64_t BacklogRows() const { return 0; }

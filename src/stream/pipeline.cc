@@ -9,6 +9,7 @@
 #include "delta/snapshot.h"
 #include "delta/table.h"
 #include "delta/table_config.h"
+#include "base/text.h"
 #include "stream/kafka_rows.h"
 #include "stream/table_sink.h"
 
@@ -83,6 +84,16 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(fs::FileSystem* fs,
 
   std::unique_ptr<Pipeline> pipeline(new Pipeline(fs, std::move(options)));
   const PipelineOptions& o = pipeline->options_;
+  int64_t coalesce_ms = QueryOptions().coalesce_ms;
+  if (auto it = definition.settings.find(kCoalesceSetting); it != definition.settings.end()) {
+    auto ms = ParseInt64(it->second, kCoalesceSetting);
+    if (!ms.ok() || *ms < 0 || *ms > 60000) {
+      return Status::InvalidArgument(std::string(kCoalesceSetting) +
+                                     " must be a number of milliseconds from 0 to 60000, got '" +
+                                     it->second + "'");
+    }
+    coalesce_ms = *ms;
+  }
   // Every flow is made and checked before any is opened: a pipeline that fails validation
   // writes nothing (no table, no checkpoint folder).
   for (const sql::StreamingTableDefinition* table : selected) {
@@ -92,6 +103,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(fs::FileSystem* fs,
     WEIR_ASSIGN_OR_RETURN(flow->spec, MakeFlow(*table, o.lakehouse, definition.settings));
     QueryOptions& q = flow->options;
     q.trigger = o.trigger;
+    q.coalesce_ms = coalesce_ms;
     q.workers_group = o.workers_group;
     q.log = o.log;
     q.on_backfill = o.on_backfill;

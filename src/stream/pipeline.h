@@ -71,6 +71,9 @@ struct FlowRunSummary {
   int64_t dropped_by_expectations = 0;
 };
 
+// SET weir.trigger.coalesceMs = N: QueryOptions::coalesce_ms of every Kafka flow.
+inline constexpr char kCoalesceSetting[] = "weir.trigger.coalesceMs";
+
 struct PipelineOptions {
   LakehouseLayout lakehouse;
   Trigger trigger;

@@ -49,6 +49,26 @@ SELECT no_such_column FROM STREAM(sales.bronze.raw);
 }
 
 // A flow whose output does not fit its existing table is refused before anything is written.
+// SET weir.trigger.coalesceMs takes milliseconds; anything else is refused before anything runs.
+TEST(PipelineTest, ABadCoalesceSettingIsRefused) {
+  for (const char* value : {"-1", "soon", "60001"}) {
+    delta::testing::ScratchDir dir;
+    sql::Pipeline definition;
+    auto opened = OpenPipeline(std::string("SET weir.trigger.coalesceMs = ") + value + ";\n" +
+                                   kBronze,
+                               dir.path(), &definition);
+    ASSERT_FALSE(opened.ok()) << value;
+    EXPECT_NE(opened.status().ToString().find("weir.trigger.coalesceMs"), std::string::npos)
+        << opened.status().ToString();
+    EXPECT_TRUE(IsEmptyDir(dir.path()));
+  }
+  delta::testing::ScratchDir dir;
+  sql::Pipeline definition;
+  EXPECT_TRUE(OpenPipeline(std::string("SET weir.trigger.coalesceMs = 0;\n") + kBronze, dir.path(),
+                           &definition)
+                  .ok());
+}
+
 TEST(PipelineTest, ASchemaMismatchWithAnExistingTableIsFoundBeforeWriting) {
   delta::testing::ScratchDir dir;
   ASSERT_OK(delta::Table::Create(fs::LocalFileSystem::Default(), dir.Sub("sales/bronze/raw"),

@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -291,19 +292,46 @@ class StreamingQuery::Impl {
       if (!end && dedup_options_.event_time_column >= 0 &&
           watermark_ms_ > last_eviction_watermark_ms_) {
         // Spark's no-data batch: the watermark moved past the one state was last evicted with;
-        // a batch over no new offsets evicts what expired.
+        // a batch over no new offsets evicts what expired. Under processingTime=0 it waits a
+        // moment for data first: a data batch evicts as well, and a steady stream would
+        // otherwise run two batches (and commits) for each one of data.
+        if (trigger.kind == Trigger::Kind::kProcessingTime && trigger.interval_ms == 0 &&
+            !no_data_batch_deferred_) {
+          no_data_batch_deferred_ = true;
+          source_->WaitForData(kNoDataBatchDelayMs, stop_);
+          continue;
+        }
         end = source_->StartJson();
       }
       if (!end) {  // no new data
         if (trigger.kind != Trigger::Kind::kProcessingTime) return Status::OK();
-        SleepUntil(trigger.NextTriggerMs(trigger_start_ms));
+        if (trigger.interval_ms > 0) {
+          SleepUntil(trigger.NextTriggerMs(trigger_start_ms));
+        } else {
+          // Spark polls an idle source every 10 ms (spark.streaming.pollingDelay); weir backs off
+          // to the source's MaxIdleWaitMs, and a source that is told of new data (a table
+          // committed by this process) is planned at once.
+          idle_wait_ms_ = std::clamp<int64_t>(idle_wait_ms_ * 2, kFirstIdleWaitMs,
+                                              std::max(kFirstIdleWaitMs, source_->MaxIdleWaitMs()));
+          if (source_->WaitForData(idle_wait_ms_, stop_)) idle_wait_ms_ = 0;
+        }
         continue;
       }
+      idle_wait_ms_ = 0;
+      no_data_batch_deferred_ = false;
       WEIR_RETURN_NOT_OK(
           RunBatch(batch_id, *end, trigger_start_ms, latest_ms, trigger_start_ms, rows_written));
       ++*batches_run;
       ++batch_id;
       if (trigger.kind == Trigger::Kind::kOnce) return Status::OK();
+      if (trigger.kind == Trigger::Kind::kProcessingTime && trigger.interval_ms == 0 &&
+          spec_.kafka && options_.coalesce_ms > 0 && last_planned_rows_ < kCoalesceBelowRows) {
+        // A trickle: let records gather for the next batch instead of committing a batch of a
+        // few rows as soon as they arrive (a batch's fixed cost — checkpoint entries, a data
+        // file, a commit — then outweighs its rows). A backlog is read without a pause.
+        SleepUntil(trigger_start_ms + options_.coalesce_ms);
+        continue;
+      }
       if (trigger.kind == Trigger::Kind::kProcessingTime) {
         int64_t next = trigger.NextTriggerMs(trigger_start_ms);
         int64_t now = NowMs();
@@ -438,6 +466,7 @@ class StreamingQuery::Impl {
       WEIR_RETURN_NOT_OK(source_->PlanRead(end));
       progress.duration_ms["getBatch"] = get_batch.ElapsedMs();
     }
+    last_planned_rows_ = source_->PlannedRows();
     progress.duration_ms["queryPlanning"] = 0;
 
     // addBatch: read, transform, write files, commit them with the batch's txns (the quarantine
@@ -662,6 +691,16 @@ class StreamingQuery::Impl {
   int64_t dedup_version_ = -2;
   int64_t last_eviction_watermark_ms_ = 0;  // the watermark of the last batch that evicted state
   int64_t watermark_ms_ = 0;                // this batch's (offsets/N batchWatermarkMs)
+  // processingTime=0: how long the last wait for an idle source was (0: not idle).
+  static constexpr int64_t kFirstIdleWaitMs = 10;
+  int64_t idle_wait_ms_ = 0;
+  // processingTime=0: how long a due no-data batch waits for data, and whether it did.
+  static constexpr int64_t kNoDataBatchDelayMs = 1000;
+  bool no_data_batch_deferred_ = false;
+  // Under processingTime=0 a Kafka batch of fewer rows than this is followed by a pause of
+  // QueryOptions::coalesce_ms from its start.
+  static constexpr int64_t kCoalesceBelowRows = 100000;
+  int64_t last_planned_rows_ = 0;
   int64_t previous_watermark_ms_ = 0;       // the previous batch's: rows at or before it are late
   int64_t last_trigger_start_ms_ = 0;
   int64_t last_trim_ms_ = NowMs();  // when freed memory was last given back (malloc_trim)

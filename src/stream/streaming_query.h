@@ -123,6 +123,10 @@ struct QueryOptions {
   // availableNow only: called after each chunk of records (for a progress bar).
   std::function<void(const BackfillStatus&)> on_backfill;
   int64_t chunk_records = 20000;                 // records read, transformed and written at a time
+  // processingTime=0 over Kafka: a batch that found only a trickle of records starts the next
+  // one no sooner than this after its own start, so that records gather into fewer, larger
+  // batches (0: Spark's rule, the next batch at once).
+  int64_t coalesce_ms = 200;
   // Worker mode: this process is one of several running the flow, which must read Kafka and
   // append (no state, merge or quarantine); the consumer group of this name splits the
   // partitions (KafkaFlowSource::JoinGroup). The query then keeps its own checkpoint, a log of its

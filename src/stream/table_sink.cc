@@ -3,12 +3,14 @@
 #include "delta/merge.h"
 #include "delta/optimize.h"
 #include "delta/transaction.h"
+#include "stream/commit_signal.h"
 
 namespace weir::stream {
 
 Result<std::unique_ptr<TableSink>> TableSink::Open(fs::FileSystem* fs, TableSinkOptions options) {
   std::unique_ptr<TableSink> sink(new TableSink(fs, std::move(options)));
   WEIR_RETURN_NOT_OK(sink->OpenOrCreate());
+  CommitSignals::Global().AddWriter(sink->options_.path);
   // An appending sink keeps no file list: it would grow by a file a batch, for as long as the
   // query runs. MERGE and auto compaction read the table's files, so their sinks keep it.
   if (!sink->options_.merge) {
@@ -19,7 +21,10 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(fs::FileSystem* fs, TableSink
   return sink;
 }
 
-TableSink::~TableSink() { Abort(); }
+TableSink::~TableSink() {
+  Abort();
+  if (table_) CommitSignals::Global().RemoveWriter(options_.path);
+}
 
 namespace {
 
@@ -141,6 +146,15 @@ Status TableSink::Write(const columnar::Batch& rows) {
 Result<int64_t> TableSink::Commit(const std::string& query_id, int64_t batch_id,
                                   const std::map<std::string, int64_t>& extra_txns,
                                   const std::map<std::string, std::optional<int64_t>>& expected_txns) {
+  Result<int64_t> committed = CommitBatch(query_id, batch_id, extra_txns, expected_txns);
+  // Flows of this process reading the table as a stream plan their next batch now.
+  if (committed.ok()) CommitSignals::Global().Notify(options_.path);
+  return committed;
+}
+
+Result<int64_t> TableSink::CommitBatch(
+    const std::string& query_id, int64_t batch_id, const std::map<std::string, int64_t>& extra_txns,
+    const std::map<std::string, std::optional<int64_t>>& expected_txns) {
   if (options_.merge) {
     if (!expected_txns.empty()) {
       Abort();

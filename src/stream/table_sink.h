@@ -95,6 +95,9 @@ class TableSink {
  private:
   TableSink(fs::FileSystem* fs, TableSinkOptions options) : fs_(fs), options_(std::move(options)) {}
   Status OpenOrCreate();
+  Result<int64_t> CommitBatch(const std::string& query_id, int64_t batch_id,
+                              const std::map<std::string, int64_t>& extra_txns,
+                              const std::map<std::string, std::optional<int64_t>>& expected_txns);
   Status ApplyDefinitionProperties();
   void AutoCompact(const delta::CommitResult& committed, const std::vector<delta::AddFile>& adds);
   Result<int64_t> CommitMerge(const std::string& query_id, int64_t batch_id,

@@ -5,6 +5,7 @@
 #include "base/testing.h"
 #include "delta/testing.h"
 #include "fs/local_file_system.h"
+#include "stream/commit_signal.h"
 
 namespace weir::stream {
 namespace {
@@ -56,12 +57,18 @@ TEST(TableSinkTest, WritesNotNullColumnsIntoANullableTable) {
   options.name = "sales.bronze.t";
   options.path = path;
   options.schema = flow;
+  const uint64_t announced = CommitSignals::Global().Count(path);
   ASSERT_OK_AND_ASSIGN(auto sink, TableSink::Open(local, options));
+  EXPECT_TRUE(CommitSignals::Global().HasWriter(path));
   ASSERT_OK_AND_ASSIGN(auto rows, delta::testing::BatchFromJson(
                                       flow, {R"({"at":"2026-06-08T09:00:00Z","props":{"k":"v"}})"}));
   ASSERT_OK(sink->Write(rows));
   ASSERT_OK_AND_ASSIGN(int64_t files, sink->Commit("query", 0, {}));
   EXPECT_EQ(files, 1);
+  // The commit is announced to this process's readers of the table.
+  EXPECT_EQ(CommitSignals::Global().Count(path), announced + 1);
+  sink.reset();
+  EXPECT_FALSE(CommitSignals::Global().HasWriter(path));
   ASSERT_OK_AND_ASSIGN(auto snapshot, delta::Snapshot::Load(local, path));
   EXPECT_EQ(snapshot->schema().ToDdl(), "at TIMESTAMP, props MAP<STRING, STRING>");
   ASSERT_OK_AND_ASSIGN(auto read, delta::testing::SortedRows(snapshot));
