@@ -277,32 +277,81 @@ Status FileRows(const FileMap<AddFile>& files, const FileMap<RemoveFile>& tombst
   return Status::OK();
 }
 
-// The log segment of `snapshot`'s version. A long-running writer's log grows by a commit a batch:
-// when _last_checkpoint names a checkpoint at or below the version, only the files from it on are
-// listed (and stat'ed); otherwise, or if that listing does not make a segment, all of them.
-Result<LogSegment> SegmentFromLastCheckpoint(const Snapshot& snapshot) {
+// Applies the commits of `segment` (those after its checkpoint) to `state`.
+Status ReplayCommits(fs::FileSystem* fs, const LogSegment& segment, TableState* state) {
+  for (const LogFile& commit : segment.commits) {
+    WEIR_RETURN_NOT_OK(ReplayCommitFile(fs, commit.path, state).status());
+  }
+  return Status::OK();
+}
+
+// The segment of `snapshot`'s version from the checkpoint `hint` names, by name: its file (or
+// parts), looked up, and the commits after it up to the version, which the snapshot was built
+// from. nullopt when the hint's checkpoint is after the version or its files are not there (a
+// V2 checkpoint, named by a UUID, say).
+std::optional<LogSegment> SegmentByName(const Snapshot& snapshot, const LastCheckpointHint& hint) {
+  if (hint.version < 0 || hint.version > snapshot.version()) return std::nullopt;
+  LogSegment seg;
+  seg.table_root = snapshot.table_root();
+  seg.log_dir = LogDirPath(snapshot.table_root());
+  seg.version = snapshot.version();
+  seg.checkpoint_version = hint.version;
+  seg.last_checkpoint = hint;
+  seg.listed_from_version = hint.version;
+  std::vector<std::string> names;
+  if (hint.parts && *hint.parts >= 1) {
+    for (int32_t part = 1; part <= *hint.parts; ++part) {
+      names.push_back(MultiPartCheckpointFileName(hint.version, part, *hint.parts));
+    }
+  } else {
+    names.push_back(ClassicCheckpointFileName(hint.version));
+  }
+  for (const std::string& name : names) {
+    const std::string path = fs::JoinPath(seg.log_dir, name);
+    auto info = snapshot.fs()->GetFileInfo(path);
+    auto parsed = ParseLogFileName(name);
+    if (!info.ok() || !parsed) return std::nullopt;
+    seg.checkpoint_files.push_back(LogFile{path, *parsed, info->size, info->mtime_ms});
+  }
+  for (int64_t v = hint.version + 1; v <= snapshot.version(); ++v) {
+    ParsedLogName name;
+    name.type = LogFileType::kCommit;
+    name.version = v;
+    seg.commits.push_back(LogFile{fs::JoinPath(seg.log_dir, CommitFileName(v)), name, 0, 0});
+  }
+  return seg;
+}
+
+// The log segment of `snapshot`'s version, with the commits after its checkpoint applied to
+// `since`. A long-running writer's log grows by a commit a batch, so the log is not listed: the
+// checkpoint _last_checkpoint names (normally the previous one this writer wrote) and the
+// commits after it are found by name. Without a usable hint, or when one of those files has gone
+// (a concurrent cleanup), the segment is built from a listing (log_segment.h).
+Result<LogSegment> SegmentFromLastCheckpoint(const Snapshot& snapshot, TableState* since) {
   const std::string log_dir = LogDirPath(snapshot.table_root());
-  auto hint = ReadLastCheckpointHint(snapshot.fs(), log_dir);
-  if (hint && hint->version <= snapshot.version()) {
-    auto files = ListLogFilesFrom(snapshot.fs(), log_dir, hint->version);
-    if (files.ok()) {
-      auto segment =
-          LogSegmentFromListing(snapshot.table_root(), std::move(*files), snapshot.version());
-      if (segment.ok() && segment->checkpoint_version == hint->version) return segment;
+  if (auto hint = ReadLastCheckpointHint(snapshot.fs(), log_dir)) {
+    if (auto segment = SegmentByName(snapshot, *hint)) {
+      TableState replayed;
+      Status st = ReplayCommits(snapshot.fs(), *segment, &replayed);
+      if (st.ok()) {
+        *since = std::move(replayed);
+        return std::move(*segment);
+      }
+      if (!st.IsNotFound()) return st;
     }
   }
-  return BuildLogSegment(snapshot.fs(), snapshot.table_root(), snapshot.version());
+  WEIR_ASSIGN_OR_RETURN(LogSegment segment,
+                        BuildLogSegment(snapshot.fs(), snapshot.table_root(), snapshot.version()));
+  WEIR_RETURN_NOT_OK(ReplayCommits(snapshot.fs(), segment, since));
+  return segment;
 }
 
 // The rows of a snapshot without files (Snapshot::WithoutFiles): its files are those of the
 // table's latest checkpoint, streamed a row group at a time, changed by the commits after it.
 // Memory follows the commits since that checkpoint, not the table's size.
 Status WriteRowsFromLog(const Snapshot& snapshot, CheckpointRows* rows) {
-  WEIR_ASSIGN_OR_RETURN(LogSegment segment, SegmentFromLastCheckpoint(snapshot));
   TableState since;  // files added and removed after the checkpoint
-  for (const LogFile& commit : segment.commits) {
-    WEIR_RETURN_NOT_OK(ReplayCommitFile(snapshot.fs(), commit.path, &since).status());
-  }
+  WEIR_ASSIGN_OR_RETURN(LogSegment segment, SegmentFromLastCheckpoint(snapshot, &since));
   WEIR_RETURN_NOT_OK(rows->TableRows());
   Status st;
   WEIR_RETURN_NOT_OK(ForEachCheckpointAction(snapshot.fs(), segment, [&](Action&& a) {

@@ -8,7 +8,9 @@
 // delta.deletedFileRetentionDuration and txns not expired per delta.setTransactionRetentionDuration.
 // Rows are streamed to the Parquet writer in bounded batches. A snapshot without files
 // (Snapshot::WithoutFiles) takes them from the table's latest checkpoint, read a row group at a
-// time, and the commits after it. The file is written under a
+// time, and the commits after it — found by name from `_last_checkpoint` (no listing of a log
+// that grows by a commit a batch; a listing only when those files are not all there). The file
+// is written under a
 // temporary name, synced, renamed into place and its directory synced, so readers see a complete
 // checkpoint or none; then `_last_checkpoint` is replaced atomically. Then, unless
 // delta.enableExpiredLogCleanup is false, log files older than delta.logRetentionDuration that the

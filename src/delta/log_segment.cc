@@ -137,9 +137,27 @@ Result<LogSegment> LogSegmentFromListing(const std::string& table_root, std::vec
 Result<LogSegment> BuildLogSegment(fs::FileSystem* fs, const std::string& table_root,
                                    std::optional<int64_t> version) {
   std::string log_dir = LogDirPath(table_root);
+  std::optional<LastCheckpointHint> hint = ReadLastCheckpointHint(fs, log_dir);
+  // The hint's checkpoint and everything after it sort from its zero-padded version on: when the
+  // listing from there holds a complete checkpoint at or after it, that is the newest at or below
+  // the version (nothing before the hint can be newer) and the segment is the one the whole
+  // listing gives. Otherwise (no hint, time travel before it, its checkpoint gone or
+  // incomplete, a hint past the log) the whole log is listed.
+  if (hint && hint->version >= 0 && (!version || *version >= hint->version)) {
+    auto files = ListLogFilesFrom(fs, log_dir, hint->version);
+    if (!files.ok() && !files.status().IsNotFound()) return files.status();
+    if (files.ok()) {
+      auto seg = LogSegmentFromListing(table_root, std::move(*files), version);
+      if (seg.ok() && seg->checkpoint_version && *seg->checkpoint_version >= hint->version) {
+        seg->last_checkpoint = hint;
+        seg->listed_from_version = hint->version;
+        return seg;
+      }
+    }
+  }
   WEIR_ASSIGN_OR_RETURN(auto files, ListLogFiles(fs, log_dir));
   WEIR_ASSIGN_OR_RETURN(LogSegment seg, LogSegmentFromListing(table_root, std::move(files), version));
-  seg.last_checkpoint = ReadLastCheckpointHint(fs, log_dir);
+  seg.last_checkpoint = hint;
   return seg;
 }
 

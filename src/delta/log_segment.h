@@ -1,7 +1,8 @@
 // LogSegment: the files that make up one snapshot of a table — the newest complete checkpoint at or
 // below the snapshot version, plus the contiguous commits after it (PROTOCOL.md "Checkpoints",
-// "Last Checkpoint File"). The directory listing is authoritative: _last_checkpoint is read as a
-// hint for `describe` only, so an empty, corrupt or stale hint never misleads a reader.
+// "Last Checkpoint File"). The directory listing is authoritative: _last_checkpoint only says
+// where the listing may start (the names before its version are not listed when a complete
+// checkpoint is found from there on), so an empty, corrupt or stale hint never misleads a reader.
 // Multi-part checkpoints with missing parts are ignored. Pure data plus functions that list the
 // log through a FileSystem; thread-compatible.
 #pragma once
@@ -35,6 +36,8 @@ struct LogSegment {
   std::vector<LogFile> checkpoint_files;      // the checkpoint's parts in order (one if classic)
   std::vector<LogFile> commits;               // versions (checkpoint_version or -1)+1 .. version
   std::vector<LogFile> all_commits;           // every commit file listed, by version (time travel)
+  int64_t listed_from_version = 0;            // the listing's first version: 0 (the whole log),
+                                              // or the _last_checkpoint version it started at
   std::optional<LastCheckpointHint> last_checkpoint;  // the hint, when present and well-formed
 };
 
@@ -62,7 +65,10 @@ Result<LogSegment> LogSegmentFromListing(const std::string& table_root,
 std::optional<LastCheckpointHint> ReadLastCheckpointHint(fs::FileSystem* fs,
                                                          const std::string& log_dir);
 
-// Lists `<table_root>/_delta_log`, reads the _last_checkpoint hint and builds the segment.
+// Reads the _last_checkpoint hint, lists `<table_root>/_delta_log` from the hint's version on
+// (ListFrom: a store with a listing start key does not return the older names) when that finds a
+// complete checkpoint at or after it, else the whole log, and builds the segment. all_commits
+// then starts at listed_from_version.
 Result<LogSegment> BuildLogSegment(fs::FileSystem* fs, const std::string& table_root,
                                    std::optional<int64_t> version = std::nullopt);
 

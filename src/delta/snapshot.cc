@@ -84,6 +84,19 @@ Result<std::shared_ptr<const Snapshot>> Snapshot::Update(const std::shared_ptr<c
     auto info = base->fs_->GetFileInfo(path);
     next->timestamp_ms_ = info.ok() ? info->mtime_ms : 0;
   }
+  if (!next && !up_to) {
+    // The commit after `base` is absent: the end of the log, unless the log went past it and
+    // metadata cleanup deleted it (a snapshot kept while other writers committed, checkpointed
+    // and cleaned up). Cleanup keeps the newest checkpoint it cleans up to, and _last_checkpoint
+    // names it (or a newer one): a hint past `base` means `base` is no longer the latest, so the
+    // table is loaded again (from that checkpoint). A missing or older hint: the log ends here.
+    auto hint = ReadLastCheckpointHint(base->fs_, log_dir);
+    if (hint && hint->version > base->version_) {
+      WEIR_ASSIGN_OR_RETURN(auto reloaded, Load(base->fs_, base->table_root_));
+      if (reloaded->version() <= base->version_) return base;
+      return base->has_files() ? reloaded : reloaded->WithoutFiles();
+    }
+  }
   if (!next) return base;
   WEIR_RETURN_NOT_OK(next->Finish());
   return std::shared_ptr<const Snapshot>(std::move(next));

@@ -2,9 +2,10 @@
 // partition columns, properties), live files with their add actions, tombstones and the
 // application transaction versions (txn) used for exactly-once writes.
 //
-// Load() lists the log and replays the newest checkpoint plus the commits after it; Update()
-// advances a snapshot by reading the commits after it one by one (no listing), which is what a
-// long-running writer does between micro-batches. Loading refuses tables weir cannot read
+// Load() lists the log (from the _last_checkpoint version on when it can, log_segment.h) and
+// replays the newest checkpoint plus the commits after it; Update() advances a snapshot by reading
+// the commits after it one by one by name (no listing), which is what a long-running writer does
+// between micro-batches. Loading refuses tables weir cannot read
 // (table_features.h), naming the feature. Snapshots are shared, immutable and thread-safe.
 // REQUIRES: the FileSystem outlives every snapshot loaded through it.
 #pragma once
@@ -40,7 +41,10 @@ class Snapshot {
                                                                  const std::string& table_root,
                                                                  int64_t timestamp_ms);
   // `base` advanced over the commits written after it (up to `up_to` when given), or `base` itself
-  // when there are none.
+  // when there are none. The commits are read by name, base + 1, base + 2, ... until one is
+  // absent: no listing. Without `up_to`, an absent base + 1 is also checked against
+  // _last_checkpoint: when that names a newer version the log went past `base` and cleaned it up,
+  // and the latest snapshot is loaded instead (without files if `base` had none).
   static Result<std::shared_ptr<const Snapshot>> Update(const std::shared_ptr<const Snapshot>& base,
                                                         std::optional<int64_t> up_to = std::nullopt);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -35,6 +36,12 @@ constexpr int64_t kSourceVersion2 = 2;  // reserved: refused
 constexpr int64_t kSourceVersion3 = 3;  // adds the schema-tracking indexes
 constexpr int64_t kCurrentSourceVersion = kSourceVersion3;
 constexpr int64_t kBaseIndexV1 = -1;
+
+int64_t SteadyNowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 Status InvalidOffsetFormat(std::string_view json) {
   return Status::Corruption(
@@ -604,6 +611,8 @@ Result<std::unique_ptr<DeltaSource>> DeltaSource::Open(fs::FileSystem* fs, std::
   source->table_root_ = std::move(table_root);
   source->options_ = std::move(options);
   WEIR_ASSIGN_OR_RETURN(source->snapshot_at_start_, Snapshot::Load(fs, source->table_root_));
+  source->latest_seen_version_ = source->snapshot_at_start_->version();
+  source->last_listing_ms_ = SteadyNowMs();  // Load listed the log
   WEIR_ASSIGN_OR_RETURN(source->scan_,
                         TableScan::Make(source->snapshot_at_start_, std::move(scan)));
   return source;
@@ -794,26 +803,17 @@ Status DeltaSource::ScanChanges(int64_t from_version, int64_t from_index, bool i
     return emit(version, DeltaSourceOffset::kEndIndex, nullptr);
   };
 
-  int64_t first_commit = from_version;
-  if (is_initial_snapshot) {
-    WEIR_ASSIGN_OR_RETURN(const auto* files, InitialFiles(from_version));
-    if (!emit_version(from_version, *files)) return Status::OK();
-    first_commit = from_version + 1;
-  }
-  WEIR_ASSIGN_OR_RETURN(std::vector<LogFile> listing,
-                        ListLogFilesFrom(fs_, LogDirPath(table_root_), first_commit));
-  int64_t last_seen = first_commit - 1;
-  for (const LogFile& file : listing) {
-    if (file.name.type != LogFileType::kCommit || file.version() < first_commit) continue;
-    // DeltaLog.getChangeLogFiles(startVersion, failOnDataLoss): commits must follow each other
-    // from the start version on.
-    if (options_.fail_on_data_loss && file.version() > last_seen + 1) {
-      return MissingFilesError(last_seen + 1, file.version());
-    }
-    last_seen = file.version();
-    WEIR_ASSIGN_OR_RETURN(std::vector<Action> actions,
-                          ReadCommitActions(fs_, table_root_, file.version()));
-    WEIR_ASSIGN_OR_RETURN(bool skip, ValidateCommit(actions, file.version(), end));
+  // Nothing at or after this version can be visited (a batch ending at a version's base holds
+  // nothing of it).
+  auto beyond_bound = [&](int64_t version) {
+    return bound && (version > bound->reservoir_version ||
+                     (version == bound->reservoir_version &&
+                      bound->index == DeltaSourceOffset::kBaseIndex));
+  };
+  // A commit's positions; false when the scan stops.
+  auto emit_commit = [&](int64_t version, std::vector<Action> actions) -> Result<bool> {
+    latest_seen_version_ = std::max(latest_seen_version_, version);
+    WEIR_ASSIGN_OR_RETURN(bool skip, ValidateCommit(actions, version, end));
     std::vector<std::shared_ptr<const AddFile>> adds;
     if (!skip) {
       for (Action& action : actions) {
@@ -822,16 +822,65 @@ Status DeltaSource::ScanChanges(int64_t from_version, int64_t from_index, bool i
         }
       }
     }
-    if (!emit_version(file.version(), adds)) return Status::OK();
+    return emit_version(version, adds);
+  };
+
+  int64_t first_commit = from_version;
+  if (is_initial_snapshot) {
+    WEIR_ASSIGN_OR_RETURN(const auto* files, InitialFiles(from_version));
+    if (!emit_version(from_version, *files)) return Status::OK();
+    first_commit = from_version + 1;
+  }
+  // The commits by name, first_commit, first_commit + 1, ... until one is absent.
+  int64_t version = first_commit;
+  for (;; ++version) {
+    if (beyond_bound(version)) return Status::OK();
+    auto actions = ReadCommitActions(fs_, table_root_, version);
+    if (!actions.ok()) {
+      if (!actions.status().IsNotFound()) return actions.status();
+      if (!LogWentPast(version)) return Status::OK();  // the end of the log
+      break;
+    }
+    WEIR_ASSIGN_OR_RETURN(bool more, emit_commit(version, std::move(*actions)));
+    if (!more) return Status::OK();
+  }
+  // The log went past an absent commit: what is left of it from there, listed.
+  // DeltaLog.getChangeLogFiles(startVersion, failOnDataLoss): commits must follow each other
+  // from the start version on.
+  last_listing_ms_ = SteadyNowMs();
+  WEIR_ASSIGN_OR_RETURN(std::vector<LogFile> listing,
+                        ListLogFilesFrom(fs_, LogDirPath(table_root_), version));
+  int64_t last_seen = version - 1;
+  for (const LogFile& file : listing) {
+    if (file.name.type != LogFileType::kCommit || file.version() < version) continue;
+    if (beyond_bound(file.version())) break;
+    if (options_.fail_on_data_loss && file.version() > last_seen + 1) {
+      return MissingFilesError(last_seen + 1, file.version());
+    }
+    last_seen = file.version();
+    WEIR_ASSIGN_OR_RETURN(std::vector<Action> actions,
+                          ReadCommitActions(fs_, table_root_, file.version()));
+    WEIR_ASSIGN_OR_RETURN(bool more, emit_commit(file.version(), std::move(actions)));
+    if (!more) return Status::OK();
   }
   return Status::OK();
+}
+
+bool DeltaSource::LogWentPast(int64_t version) {
+  if (version <= latest_seen_version_) return true;
+  auto hint = ReadLastCheckpointHint(fs_, LogDirPath(table_root_));
+  if (hint && hint->version >= version) return true;
+  return SteadyNowMs() - last_listing_ms_ >= idle_listing_interval_ms_;
 }
 
 Result<std::optional<int64_t>> DeltaSource::StartingVersion() {
   if (starting_version_resolved_) return starting_version_;
   std::optional<int64_t> version;
   if (options_.starting_version) {
-    WEIR_ASSIGN_OR_RETURN(LogSegment latest, BuildLogSegment(fs_, table_root_));
+    // The whole log (once, when the stream first starts): the earliest commit is needed too.
+    WEIR_ASSIGN_OR_RETURN(std::vector<LogFile> listing, ListLogFiles(fs_, LogDirPath(table_root_)));
+    WEIR_ASSIGN_OR_RETURN(LogSegment latest,
+                          LogSegmentFromListing(table_root_, std::move(listing), std::nullopt));
     if (options_.starting_version->latest) {
       version = latest.version + 1;
     } else {
@@ -900,7 +949,16 @@ Status DeltaSource::CheckOnStreamStartOnce(int64_t start_version) {
   // checkReadIncompatibleSchemaChangeOnStreamStartOnce: the schema at the version the stream
   // resumes from must be readable with the source's schema.
   if (start_version != snapshot_at_start_->version()) {
-    auto snapshot = Snapshot::Load(fs_, table_root_, start_version);
+    // A stream resuming after the snapshot at Open (the usual case: it committed its last batch,
+    // then the table grew) reaches the version from that snapshot by name; else it is loaded.
+    Result<std::shared_ptr<const Snapshot>> snapshot = Status::NotFound("");
+    if (start_version > snapshot_at_start_->version()) {
+      snapshot = Snapshot::Update(snapshot_at_start_->WithoutFiles(), start_version);
+      if (snapshot.ok() && (*snapshot)->version() != start_version) {
+        snapshot = Status::NotFound("");
+      }
+    }
+    if (!snapshot.ok()) snapshot = Snapshot::Load(fs_, table_root_, start_version);
     if (snapshot.ok()) {
       WEIR_RETURN_NOT_OK(CheckSchemaChange((*snapshot)->metadata(), (*snapshot)->version()));
     } else if (UsesColumnMapping(snapshot_at_start_->metadata())) {

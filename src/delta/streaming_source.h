@@ -5,6 +5,15 @@
 // LatestOffset(previous end, limit), logs the end offset, then lists the batch with
 // FilesBetween(start, end) — the same files whenever it is asked, however the table grew — and
 // reads each file with ReadFile. Not thread-safe: one thread drives a source.
+//
+// New commits are found by name, not by listing the log (whose length grows with the table's
+// age): a batch reads _delta_log/<v>.json for v = its start, v + 1, ... until one is absent. An
+// absent commit is the end of the log unless the log is known to have gone past it: a version
+// the source already saw (or the snapshot at Open holds), or one at or before the checkpoint
+// _last_checkpoint names (metadata cleanup deletes commits only before a checkpoint it keeps).
+// Then, and every kIdleListingIntervalMs while polls find nothing (a writer that does not write
+// _last_checkpoint), the log is listed from that version, which reports the gap of a cleaned-up
+// log as Delta does.
 // REQUIRES: the FileSystem outlives the source.
 #pragma once
 
@@ -134,6 +143,10 @@ class DeltaSource {
   void PrepareForTriggerAvailableNow() { trigger_available_now_ = true; }
   const std::optional<DeltaSourceOffset>& available_now_end() const { return available_now_end_; }
 
+  // How often a poll that finds no new commit lists the log anyway (see the top of this file).
+  static constexpr int64_t kIdleListingIntervalMs = 10 * 60 * 1000;
+  void SetIdleListingIntervalForTesting(int64_t ms) { idle_listing_interval_ms_ = ms; }
+
   // The end offset of the next batch starting at `start` (nullopt: the stream's beginning),
   // admitting files up to `limit`. Returns `start` itself when there is nothing new, and nullopt
   // when there is no start and nothing to read yet. The same (start, limit, table) always gives
@@ -182,6 +195,9 @@ class DeltaSource {
   Status CheckSchemaChange(const Metadata& metadata, int64_t version) const;
   Status CheckOnStreamStartOnce(int64_t start_version);
   Status CheckTableId(const DeltaSourceOffset& offset) const;
+  // True when commit `version`, found absent, is not simply the end of the log: the log went past
+  // it (see the top of this file), or the periodic listing is due.
+  bool LogWentPast(int64_t version);
 
   fs::FileSystem* fs_ = nullptr;
   std::string table_root_;
@@ -196,6 +212,9 @@ class DeltaSource {
   bool checked_on_start_ = false;
   int64_t initial_files_version_ = -1;
   std::vector<std::shared_ptr<const AddFile>> initial_files_;
+  int64_t latest_seen_version_ = -1;  // the newest version known to exist (or to have existed)
+  int64_t last_listing_ms_ = 0;       // steady clock, when the log was last listed
+  int64_t idle_listing_interval_ms_ = kIdleListingIntervalMs;
 };
 
 }  // namespace weir::delta
