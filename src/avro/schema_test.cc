@@ -84,8 +84,8 @@ TEST(AvroSchemaTest, UnionsAsSpark) {
   // containsNull / valueContainsNull from the items / values.
   auto nullability = [](const std::string& type) {
     auto schema = ParseSchema(R"({"type":"record","name":"r","fields":[{"name":"f","type":)" + type + "}]}");
-    columnar::TypePtr type = ToSparkSchema(*schema)->fields[0].type;
-    const auto& t = *type;
+    columnar::TypePtr spark = ToSparkSchema(*schema)->fields[0].type;
+    const auto& t = *spark;
     return t.id() == columnar::TypeId::kList ? t.element().nullable : t.value().nullable;
   };
   EXPECT_FALSE(nullability(R"({"type":"array","items":"long"})"));
