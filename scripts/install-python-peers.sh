@@ -3,6 +3,9 @@
 # into ${WEIR_CACHE_DIR:-$HOME/.cache/weir}/python-peers-<versions>/:
 #   venv/   a virtual environment of /usr/bin/python3 with the exact versions of
 #           tests/peers/spark/requirements.txt (pyspark, delta-spark, deltalake, pyarrow) from PyPI
+#           plus fastavro (with cramjam for its snappy codec, backports.zstd for zstandard), the
+#           independent Avro writer and reader of tests/avro_test.sh, pinned below (added to an
+#           existing venv without reinstalling the rest)
 #   jars/   the jars Spark loads beside the pyspark wheel: Delta Lake for Spark and Spark's Kafka
 #           source with their runtime dependencies, from Maven Central (tests/peers/spark/pom.xml),
 #           so a SparkSession starts offline with spark.jars (no Ivy resolution at run time)
@@ -88,6 +91,29 @@ if ! installed; then
          "(pip's cache may have served some) and ${maven_mb} MB from Maven Central into $repo;" \
          "venv $(du -sm "$dest/venv" | cut -f1) MB, jars $(du -sm "$dest/jars" | cut -f1) MB" \
          "($(ls "$dest/jars" | tr '\n' ' '))" >&2
+  fi
+fi
+# tests/avro_test.sh's Avro peer, pinned: installed into the venv when missing or of another version.
+avro_pins=(fastavro==1.13.1 cramjam==2.14.0 backports.zstd==1.8.0)
+avro_installed() {
+  "$dest/venv/bin/python" - "${avro_pins[@]}" <<'PY' 2>/dev/null
+import sys
+from importlib.metadata import version
+sys.exit(0 if all(version(p.split("==")[0]) == p.split("==")[1] for p in sys.argv[1:]) else 1)
+PY
+}
+if ! avro_installed; then
+  exec 9>"$dest.lock"
+  flock 9
+  if ! avro_installed; then
+    echo "install-python-peers: ${avro_pins[*]} from PyPI into $dest/venv" >&2
+    if ! "$dest/venv/bin/python" -m pip install -q --disable-pip-version-check --no-input "${avro_pins[@]}" \
+        >"$dest/avro-pip.log" 2>&1; then
+      tail -30 "$dest/avro-pip.log" >&2
+      echo "install-python-peers: pip install ${avro_pins[*]} failed (log above)" >&2
+      exit 1
+    fi
+    rm -f "$dest/avro-pip.log"
   fi
 fi
 if [ "${1:-}" = "--dir" ]; then echo "$dest"; fi

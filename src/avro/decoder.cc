@@ -340,9 +340,8 @@ Result<std::string_view> Inflate(std::string_view input, int64_t max_bytes, std:
       return Status::Corruption(std::string("deflate: ") + (s.msg ? s.msg : "invalid stream"));
     }
   }
-  if (s.avail_in != 0) {
-    return Status::Corruption("deflate: " + std::to_string(s.avail_in) + " bytes after the end of the stream");
-  }
+  // Bytes after the end of the deflate stream are ignored, as Java's Inflater (nowrap) does:
+  // fastavro, for one, leaves three bytes of zlib's Adler-32 there.
   out->resize(produced);
   return std::string_view(*out);
 }

@@ -374,7 +374,8 @@ TEST(AvroReaderCorruptionTest, CompressedBlocks) {
   std::string deflated = testing::CompressBlock("deflate", data);
   EXPECT_EQ(error("deflate", "garbage!"), "deflate: invalid block type");
   EXPECT_EQ(error("deflate", deflated.substr(0, deflated.size() - 1)), "deflate: truncated stream");
-  EXPECT_EQ(error("deflate", deflated + "x"), "deflate: 1 bytes after the end of the stream");
+  // Trailing bytes after the stream are ignored (fastavro leaves 3 of zlib's Adler-32 there).
+  ASSERT_OK(ReadFile(RawBlockFile("deflate", 1, deflated + "xyz")).status());
   std::string snappy = testing::CompressBlock("snappy", data);
   std::string bad_crc = snappy;
   bad_crc.back() ^= 1;

@@ -1,8 +1,10 @@
 // `weir table describe|history|scan|checkpoint|append PATH`: inspect, read and load Delta tables
 // (any Delta table weir can read, including those written by Spark, Databricks and delta-rs).
-// `append` is a batch loader: JSON lines, CSV (with a header) or Parquet into typed columns.
+// `append` is a batch loader: JSON lines, CSV (with a header), Parquet or Avro into typed columns.
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -16,6 +18,7 @@
 #include "cli/row_filter.h"
 #include "cli/table_output.h"
 #include "columnar/text_format.h"
+#include "avro/reader.h"
 #include "delta/log_path.h"
 #include "delta/partition_value.h"
 #include "delta/table.h"
@@ -571,6 +574,36 @@ Status ReadParquet(const std::string& path, const BatchSink& sink) {
   return Status::OK();
 }
 
+// --format avro: --input is one Avro container file, or a folder whose *.avro files (at any
+// depth, in path order) are read one after another.
+Result<std::vector<std::string>> AvroInputs(const std::string& input) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(input, ec)) return std::vector<std::string>{input};
+  std::vector<std::string> files;
+  for (auto it = std::filesystem::recursive_directory_iterator(input, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_regular_file(ec) && it->path().extension() == ".avro") files.push_back(it->path().string());
+  }
+  if (ec) return Status::IOError("listing " + input + ": " + ec.message());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) return Status::NotFound("no .avro files under " + input);
+  return files;
+}
+
+Status ReadAvro(const std::string& input, const BatchSink& sink) {
+  WEIR_ASSIGN_OR_RETURN(std::vector<std::string> files, AvroInputs(input));
+  for (const std::string& file : files) {
+    WEIR_ASSIGN_OR_RETURN(auto reader, avro::AvroReader::Open(LocalFs(), file));
+    columnar::Batch batch;
+    for (;;) {
+      WEIR_ASSIGN_OR_RETURN(bool more, reader->Next(&batch));
+      if (!more) break;
+      WEIR_RETURN_NOT_OK(sink(batch));
+    }
+  }
+  return Status::OK();
+}
+
 std::string InputFormat(const Flags& flags) {
   if (flags.Has("format")) return flags.Get("format");
   const std::string input = flags.Get("input");
@@ -580,6 +613,7 @@ std::string InputFormat(const Flags& flags) {
   };
   if (ends_with(".parquet")) return "parquet";
   if (ends_with(".csv")) return "csv";
+  if (ends_with(".avro")) return "avro";
   return "jsonl";
 }
 
@@ -607,6 +641,10 @@ Result<std::unique_ptr<delta::Table>> OpenOrCreate(const Flags& flags, const std
   } else if (format == "parquet") {
     WEIR_ASSIGN_OR_RETURN(auto reader, parquet::ParquetReader::Open(LocalFs(), flags.Get("input")));
     schema = reader->schema();
+  } else if (format == "avro") {
+    WEIR_ASSIGN_OR_RETURN(std::vector<std::string> files, AvroInputs(flags.Get("input")));
+    WEIR_ASSIGN_OR_RETURN(auto reader, avro::AvroReader::Open(LocalFs(), files.front()));
+    schema = reader->schema();
   } else {
     return Status::InvalidArgument("creating a table from " + format +
                                    " input needs --schema 'col TYPE, ...'");
@@ -630,8 +668,8 @@ Result<std::unique_ptr<delta::Table>> OpenOrCreate(const Flags& flags, const std
 int AppendMain(const Flags& flags) {
   if (!flags.Has("input")) return Fail(Status::InvalidArgument("--input FILE is required"));
   std::string format = InputFormat(flags);
-  if (format != "jsonl" && format != "csv" && format != "parquet") {
-    return Fail(Status::InvalidArgument("--format must be jsonl, csv or parquet, not '" + format + "'"));
+  if (format != "jsonl" && format != "csv" && format != "parquet" && format != "avro") {
+    return Fail(Status::InvalidArgument("--format must be jsonl, csv, parquet or avro, not '" + format + "'"));
   }
   auto table = OpenOrCreate(flags, format);
   if (!table.ok()) return Fail(table.status());
@@ -680,7 +718,8 @@ int AppendMain(const Flags& flags) {
         };
         return format == "jsonl" ? ReadJsonLines(input, schema, counted)
                : format == "csv" ? ReadCsv(input, schema, counted)
-                                 : ReadParquet(input, counted);
+               : format == "avro" ? ReadAvro(input, counted)
+                                  : ReadParquet(input, counted);
       },
       options);
   if (!result.ok()) return Fail(result.status());
@@ -760,19 +799,22 @@ int RunCheckpoint(const std::vector<std::string>& args) {
 }
 
 int RunAppend(const std::vector<std::string>& args) {
-  Flags flags("weir table append PATH --input FILE [--format jsonl|csv|parquet] [--create]\n"
+  Flags flags("weir table append PATH --input FILE [--format jsonl|csv|parquet|avro] [--create]\n"
               "                       [--schema DDL] [--partition-by c1,c2] [--property k=v ...]\n"
               "                       [--txn appId=version ...]",
               "Appends the rows of FILE to the Delta table at PATH as one commit. JSON lines: one\n"
               "object per line, fields matched to columns by name (decimals as numbers or strings,\n"
               "dates and timestamps as ISO-8601 strings, binary as base64, nested values as\n"
               "objects/arrays). CSV: a header row, an empty unquoted cell is null. Parquet: columns\n"
-              "matched by name. --create creates the table first if it does not exist, with\n"
-              "--schema (or the Parquet file's schema). --txn records application progress; a\n"
+              "matched by name. Avro: object container files (codecs null, deflate, snappy,\n"
+              "zstandard), the top-level record's fields as columns in Spark's spark-avro types;\n"
+              "FILE may be a folder of .avro files (read in path order). --create creates the\n"
+              "table first if it does not exist, with --schema (or the Parquet or first Avro\n"
+              "file's schema). --txn records application progress; a\n"
               "txn already committed makes the append a no-op (exactly-once loads).");
   flags.Positional("PATH", 1, 1);
   flags.Value("input", "FILE", "the rows to append");
-  flags.Value("format", "FORMAT", "jsonl, csv or parquet (default: from the file extension)");
+  flags.Value("format", "FORMAT", "jsonl, csv, parquet or avro (default: from the file extension)");
   flags.Bool("create", "create the table if it does not exist");
   flags.Value("schema", "DDL", "table schema for --create, e.g. 'id BIGINT, name STRING'");
   flags.Value("partition-by", "c1,c2", "partition columns for --create", "");
@@ -787,7 +829,7 @@ WEIR_REGISTER_COMMAND(describe_cmd, "table describe", "print a Delta table's met
 WEIR_REGISTER_COMMAND(history_cmd, "table history", "print a Delta table's commits", RunHistory);
 WEIR_REGISTER_COMMAND(scan_cmd, "table scan", "print a Delta table's rows (jsonl, csv, table)", RunScan);
 WEIR_REGISTER_COMMAND(checkpoint_cmd, "table checkpoint", "checkpoint a Delta table", RunCheckpoint);
-WEIR_REGISTER_COMMAND(append_cmd, "table append", "load JSON lines, CSV or Parquet into a Delta table",
+WEIR_REGISTER_COMMAND(append_cmd, "table append", "load JSON lines, CSV, Parquet or Avro into a Delta table",
                       RunAppend);
 
 }  // namespace
