@@ -18,6 +18,7 @@
 #include "cli/row_filter.h"
 #include "cli/table_output.h"
 #include "columnar/text_format.h"
+#include "avro/capture.h"
 #include "avro/reader.h"
 #include "delta/log_path.h"
 #include "delta/partition_value.h"
@@ -604,6 +605,25 @@ Status ReadAvro(const std::string& input, const BatchSink& sink) {
   return Status::OK();
 }
 
+// --format capture: Event Hubs Capture files (a file or a folder of them, in Capture's layout) as
+// Spark's Kafka source rows (avro/capture.h, docs/capture.md).
+Status ReadCapture(const std::string& input, const BatchSink& sink) {
+  WEIR_ASSIGN_OR_RETURN(std::vector<std::string> files, AvroInputs(input));
+  for (const std::string& file : files) {
+    WEIR_ASSIGN_OR_RETURN(avro::CapturePath from, avro::ParseCapturePath(file));
+    WEIR_ASSIGN_OR_RETURN(auto reader, avro::AvroReader::Open(LocalFs(), file));
+    columnar::Batch events;
+    for (;;) {
+      WEIR_ASSIGN_OR_RETURN(bool more, reader->Next(&events));
+      if (!more) break;
+      columnar::Batch rows(avro::CaptureKafkaSchema());
+      WEIR_RETURN_NOT_OK(avro::AppendCaptureEvents(events, from, &rows).WithContext("capture: " + file));
+      WEIR_RETURN_NOT_OK(sink(rows));
+    }
+  }
+  return Status::OK();
+}
+
 std::string InputFormat(const Flags& flags) {
   if (flags.Has("format")) return flags.Get("format");
   const std::string input = flags.Get("input");
@@ -645,6 +665,8 @@ Result<std::unique_ptr<delta::Table>> OpenOrCreate(const Flags& flags, const std
     WEIR_ASSIGN_OR_RETURN(std::vector<std::string> files, AvroInputs(flags.Get("input")));
     WEIR_ASSIGN_OR_RETURN(auto reader, avro::AvroReader::Open(LocalFs(), files.front()));
     schema = reader->schema();
+  } else if (format == "capture") {
+    schema = avro::CaptureKafkaSchema();
   } else {
     return Status::InvalidArgument("creating a table from " + format +
                                    " input needs --schema 'col TYPE, ...'");
@@ -668,8 +690,9 @@ Result<std::unique_ptr<delta::Table>> OpenOrCreate(const Flags& flags, const std
 int AppendMain(const Flags& flags) {
   if (!flags.Has("input")) return Fail(Status::InvalidArgument("--input FILE is required"));
   std::string format = InputFormat(flags);
-  if (format != "jsonl" && format != "csv" && format != "parquet" && format != "avro") {
-    return Fail(Status::InvalidArgument("--format must be jsonl, csv, parquet or avro, not '" + format + "'"));
+  if (format != "jsonl" && format != "csv" && format != "parquet" && format != "avro" && format != "capture") {
+    return Fail(Status::InvalidArgument("--format must be jsonl, csv, parquet, avro or capture, not '" + format +
+                                        "'"));
   }
   auto table = OpenOrCreate(flags, format);
   if (!table.ok()) return Fail(table.status());
@@ -719,6 +742,7 @@ int AppendMain(const Flags& flags) {
         return format == "jsonl" ? ReadJsonLines(input, schema, counted)
                : format == "csv" ? ReadCsv(input, schema, counted)
                : format == "avro" ? ReadAvro(input, counted)
+               : format == "capture" ? ReadCapture(input, counted)
                                   : ReadParquet(input, counted);
       },
       options);
@@ -799,8 +823,8 @@ int RunCheckpoint(const std::vector<std::string>& args) {
 }
 
 int RunAppend(const std::vector<std::string>& args) {
-  Flags flags("weir table append PATH --input FILE [--format jsonl|csv|parquet|avro] [--create]\n"
-              "                       [--schema DDL] [--partition-by c1,c2] [--property k=v ...]\n"
+  Flags flags("weir table append PATH --input FILE [--format jsonl|csv|parquet|avro|capture]\n"
+              "                       [--create] [--schema DDL] [--partition-by c1,c2] [--property k=v ...]\n"
               "                       [--txn appId=version ...]",
               "Appends the rows of FILE to the Delta table at PATH as one commit. JSON lines: one\n"
               "object per line, fields matched to columns by name (decimals as numbers or strings,\n"
@@ -808,13 +832,15 @@ int RunAppend(const std::vector<std::string>& args) {
               "objects/arrays). CSV: a header row, an empty unquoted cell is null. Parquet: columns\n"
               "matched by name. Avro: object container files (codecs null, deflate, snappy,\n"
               "zstandard), the top-level record's fields as columns in Spark's spark-avro types;\n"
-              "FILE may be a folder of .avro files (read in path order). --create creates the\n"
-              "table first if it does not exist, with --schema (or the Parquet or first Avro\n"
-              "file's schema). --txn records application progress; a\n"
-              "txn already committed makes the append a no-op (exactly-once loads).");
+              "FILE may be a folder of .avro files (read in path order). Capture: Event Hubs\n"
+              "Capture files (Avro, in Capture's folder layout) as Spark's Kafka source columns\n"
+              "(docs/capture.md). --create creates the table first if it does not exist, with\n"
+              "--schema (or the Parquet or first Avro file's schema, or the Kafka columns for\n"
+              "capture). --txn records application progress; a txn already committed makes the\n"
+              "append a no-op (exactly-once loads).");
   flags.Positional("PATH", 1, 1);
   flags.Value("input", "FILE", "the rows to append");
-  flags.Value("format", "FORMAT", "jsonl, csv, parquet or avro (default: from the file extension)");
+  flags.Value("format", "FORMAT", "jsonl, csv, parquet, avro or capture (default: from the file extension)");
   flags.Bool("create", "create the table if it does not exist");
   flags.Value("schema", "DDL", "table schema for --create, e.g. 'id BIGINT, name STRING'");
   flags.Value("partition-by", "c1,c2", "partition columns for --create", "");

@@ -359,7 +359,8 @@ def capture(out_dir):
                                   "%02d" % day, "%02d" % hour, "05")
             os.makedirs(folder, exist_ok=True)
             events = []
-            for k in range(r.randint(0 if hour == 23 and partition == 1 else 1, 40)):
+            # One empty window (Capture writes empty files when asked to).
+            for k in range(0 if (hour == 23 and partition == 1) else r.randint(1, 40)):
                 seq += 1
                 t = start + dt.timedelta(minutes=5, seconds=r.randint(0, 3000))
                 sysprops = {"x-opt-sequence-number": seq, "x-opt-offset": str(seq * 1024),
