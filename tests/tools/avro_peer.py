@@ -2,8 +2,8 @@
 """fastavro as the independent Avro writer and reader of tests/avro_test.sh.
 
 usage:
-  avro_peer.py write DIR              writes DIR/everything-<codec>.avro for every codec fastavro
-                                      has (null, deflate, snappy, zstandard), every Avro type and
+  avro_peer.py write DIR [CODEC...]   writes DIR/everything-<codec>.avro for each codec (default:
+                                      null, deflate, snappy, zstandard): every Avro type and
                                       logical type, several blocks each, plus edge values
   avro_peer.py compare TABLE FILE...  reads FILEs with fastavro, maps each value as Spark's
                                       spark-avro maps Avro to SQL types, and compares them value
@@ -148,10 +148,10 @@ def make_row(r, row_id, edge):
     return row
 
 
-def write(out_dir):
+def write(out_dir, codecs):
     os.makedirs(out_dir, exist_ok=True)
     parsed = fastavro.parse_schema(SCHEMA)
-    for n, codec in enumerate(CODECS):
+    for n, codec in enumerate(codecs):
         r = random.Random(1000 + n)
         rows = [make_row(r, n * 100000 + k, k if k < 4 else None) for k in range(ROWS_PER_FILE)]
         with open(os.path.join(out_dir, "everything-%s.avro" % codec), "wb") as f:
@@ -412,7 +412,7 @@ def compare_capture(table, expected_path):
 
 def main(argv):
     if len(argv) >= 2 and argv[0] == "write":
-        write(argv[1])
+        write(argv[1], argv[2:] or CODECS)
         return 0
     if len(argv) >= 3 and argv[0] == "compare":
         return compare(argv[1], argv[2:])
