@@ -10,6 +10,7 @@ namespace {
 constexpr char kMagic[4] = {'O', 'b', 'j', '\x01'};
 constexpr int64_t kSyncSize = 16;
 constexpr int64_t kFirstHeaderRead = 64 * 1024;
+constexpr int64_t kMaxHeaderBytes = int64_t{64} << 20;  // magic, metadata (schema) and sync
 
 // Parses the header in `buf`: magic, metadata, sync. `*truncated` when more bytes might help.
 Status ParseHeader(std::string_view buf, std::map<std::string, std::string>* metadata, std::string* sync,
@@ -115,7 +116,11 @@ Status AvroReader::ReadHeader() {
     Status st = ParseHeader(buf, &metadata_, &sync_, &offset_, &truncated);
     if (st.ok()) break;
     if (!truncated || want == file_size_) return st.WithContext(context);
-    want = std::min(file_size_, want * 4);
+    if (want >= kMaxHeaderBytes) {
+      return Fail("the header (file metadata) is larger than " + std::to_string(kMaxHeaderBytes) +
+                  " bytes, or corrupt: " + st.message());
+    }
+    want = std::min({file_size_, want * 4, kMaxHeaderBytes});
   }
   auto schema_it = metadata_.find("avro.schema");
   if (schema_it == metadata_.end()) return Fail("no avro.schema in the file metadata");

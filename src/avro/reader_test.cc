@@ -304,6 +304,16 @@ TEST(AvroReaderCorruptionTest, HeaderLargerThanTheFirstRead) {
   EXPECT_EQ(b.columns[0].Value<int64_t>(0), 9);
 }
 
+TEST(AvroReaderCorruptionTest, HeaderIsAtMost64MiB) {
+  // A metadata value claiming 100 MiB in a 70 MiB file: the header is read at most to 64 MiB.
+  Encoder e;
+  e.Raw(std::string_view("Obj\x01", 4)).Long(1).String("big").Long(int64_t{100} << 20);
+  std::string file = e.str() + std::string(size_t{70} << 20, 'x');
+  EXPECT_EQ(ErrorOf(file),
+            "Corruption: avro: t.avro: the header (file metadata) is larger than 67108864 bytes, or corrupt: "
+            "file metadata: length 104857600 but only 67108851 bytes left");
+}
+
 TEST(AvroReaderCorruptionTest, Codecs) {
   EXPECT_EQ(ErrorOf(Header(kLongSchema, "lzma9")), "Corruption: avro: t.avro: unknown avro codec 'lzma9'");
   EXPECT_EQ(ErrorOf(Header(kLongSchema, "bzip2")),

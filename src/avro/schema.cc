@@ -123,7 +123,7 @@ class SchemaParser {
 
  private:
   static std::string Short(const Json& j) {
-    std::string s = j.dump();
+    std::string s = j.dump(-1, ' ', false, Json::error_handler_t::replace);
     if (s.size() > 80) s = s.substr(0, 77) + "...";
     return s;
   }
