@@ -112,7 +112,8 @@ TEST(CaptureTest, NotCaptureOrBadTime) {
 
   Encoder e;
   e.Long(7).String("0").String("yesterday").Long(0).Long(0).Long(0);
-  ASSERT_OK_AND_ASSIGN(reader, AvroReader::OpenBuffer("c.avro", ContainerFile(kEventData, "null", {Block{1, e.str()}})));
+  const std::string bad_time = ContainerFile(kEventData, "null", {Block{1, e.str()}});
+  ASSERT_OK_AND_ASSIGN(reader, AvroReader::OpenBuffer("c.avro", bad_time));
   ASSERT_OK_AND_ASSIGN(events, reader->ReadAll());
   out = Batch(CaptureKafkaSchema());
   EXPECT_EQ(AppendCaptureEvents(events, CapturePath{}, &out).ToString(),
