@@ -8,6 +8,7 @@
 #           existing venv without reinstalling the rest)
 #   jars/   the jars Spark loads beside the pyspark wheel: Delta Lake for Spark and Spark's Kafka
 #           source with their runtime dependencies, from Maven Central (tests/peers/spark/pom.xml),
+#           and spark-avro (added like fastavro, for tests/avro_test.sh),
 #           so a SparkSession starts offline with spark.jars (no Ivy resolution at run time)
 # Installs the Debian packages it needs (a JDK 17, Maven, python3-venv) when missing; run as root
 # on a fresh machine. Idempotent: once installed (a stamp of both files), it does nothing.
@@ -114,6 +115,24 @@ if ! avro_installed; then
       exit 1
     fi
     rm -f "$dest/avro-pip.log"
+  fi
+fi
+# ... and Spark's own Avro data source (spark-avro, of the pinned pyspark), beside the Delta jars:
+# tests/avro_test.sh's reference for how Avro types map to Spark's.
+spark_version=$(pin pyspark)
+spark_avro=$dest/jars/spark-avro_2.13-$spark_version.jar
+if [ ! -f "$spark_avro" ]; then
+  exec 9>"$dest.lock"
+  flock 9
+  if [ ! -f "$spark_avro" ]; then
+    echo "install-python-peers: spark-avro_2.13 $spark_version from Maven Central into $dest/jars" >&2
+    if ! (cd "$dest" && mvn -q -B dependency:copy -Dartifact="org.apache.spark:spark-avro_2.13:$spark_version" \
+          -DoutputDirectory="$dest/jars" -Dmaven.repo.local="$cache/maven-repository") >"$dest/avro-mvn.log" 2>&1; then
+      tail -30 "$dest/avro-mvn.log" >&2
+      echo "install-python-peers: mvn dependency:copy of spark-avro failed (log above)" >&2
+      exit 1
+    fi
+    rm -f "$dest/avro-mvn.log"
   fi
 fi
 if [ "${1:-}" = "--dir" ]; then echo "$dest"; fi

@@ -4,7 +4,8 @@
 # of every Avro type and logical type with every codec it has (null, deflate, snappy, zstandard);
 # `weir table append --format avro` loads them; delta-rs reads weir's Delta table back and
 # tests/tools/avro_peer.py compares it value by value with fastavro's reading of the same files,
-# mapped as Spark's spark-avro maps Avro to SQL types.
+# mapped as Spark's spark-avro maps Avro to SQL types; and Spark itself (its spark-avro source,
+# the jar beside Delta's) reads the same files into the same schema and values as weir's table.
 #  1. every codec into one table (created from the first file's schema, then appended to)
 #  2. a folder of .avro files in one append
 #  3. refusals leave the table as it was: a truncated file, a bad sync marker, a file that is not
@@ -56,6 +57,22 @@ check "the table holds exactly what fastavro reads from the 4 files" peer compar
 check "a general union is Spark's STRUCT<member0, ...>" has_line \
   "  u STRUCT<member0: INT, member1: STRING, member2: STRUCT<x: INT NOT NULL, tags: ARRAY<STRING> NOT NULL>>" \
   "$WEIR" table describe "$work/t"
+# Spark itself as the reference: spark-avro's schema of the files (SchemaConverters.toSqlType,
+# nullability included) is the table's, and Spark's rows of the files are the table's.
+spark_reads_like_weir() {
+  TZ=UTC peer spark-compare "$work/t" "$peers/jars" "$work"/in/*.avro 2> "$work/spark.log" && return 0
+  echo "--- last lines of Spark's log:"
+  grep -v -E '^\s*at |WARN' "$work/spark.log" | tail -12
+  return 1
+}
+if command -v java > /dev/null && ls "$peers"/jars/spark-avro_*.jar > /dev/null 2>&1; then
+  check "Spark (spark-avro) reads the files as weir's table holds them: schema and every value" \
+    spark_reads_like_weir
+elif [ "${CI:-}" = "true" ]; then
+  check "java and spark-avro are installed (scripts/install-python-peers.sh)" false
+else
+  echo "SKIPPED (LOUDLY): the Spark comparison: no java or no spark-avro jar in $peers/jars"
+fi
 check "logical types are Spark's" has_line "  ltsu TIMESTAMP_NTZ NOT NULL" "$WEIR" table describe "$work/t"
 check "decimal on fixed" has_line "  decf DECIMAL(38,6) NOT NULL" "$WEIR" table describe "$work/t"
 

@@ -15,6 +15,11 @@ usage:
                                       Capture's EventData schema) and DIR/expected.json, the Kafka
                                       source rows weir should make of it
   avro_peer.py compare-capture TABLE EXPECTED
+  avro_peer.py spark-compare TABLE JARS FILE...
+                                      Spark with spark-avro as the reference: its schema of the
+                                      files (SchemaConverters.toSqlType) is the table's, and its
+                                      rows of the files are the table's (JARS: Delta Lake's and
+                                      spark-avro's jars)
 """
 import datetime as dt
 import decimal
@@ -410,6 +415,79 @@ def compare_capture(table, expected_path):
     return 0
 
 
+def spark_compare(table, jars, files):
+    """Spark itself (spark-avro) as the reference: its schema of the files (SchemaConverters, with
+    nullability) must be weir's table schema, and its rows of the files weir's table's rows."""
+    import glob
+    import time
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    from pyspark.sql import SparkSession
+    spark = (SparkSession.builder.master("local[2]").appName("weir-avro")
+             .config("spark.jars", ",".join(sorted(glob.glob(os.path.join(jars, "*.jar")))))
+             .config("spark.driver.memory", "1g")
+             .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+             .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+             .config("spark.sql.session.timeZone", "UTC")
+             .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
+             .config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false")
+             .config("spark.driver.host", "127.0.0.1")
+             # Files not written by Spark: values as written (proleptic Gregorian), as weir reads them.
+             .config("spark.sql.avro.datetimeRebaseModeInRead", "CORRECTED")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    problems = []
+    jvm = spark._jvm
+    with open(files[0], "rb") as f:
+        writer_schema = json.dumps(fastavro.reader(f).writer_schema)
+    avro_schema = jvm.org.apache.avro.Schema.Parser().parse(writer_schema)
+    spark_type = jvm.org.apache.spark.sql.avro.SchemaConverters.toSqlType(avro_schema).dataType().json()
+    # weir's table: its schema from the Delta log, its rows from its Parquet files (Spark's Delta
+    # reader is not asked: the point is the Avro mapping, not the table's protocol).
+    from deltalake import DeltaTable
+    delta = DeltaTable(table)
+    table_type = json.loads(delta.schema().to_json())
+    if json.loads(spark_type) != table_type:
+        problems.append("schema: spark-avro %s\n        weir's table %s" % (spark_type, json.dumps(table_type)))
+    weir = spark.read.parquet(*delta.file_uris())
+    def rows(df):
+        # Timestamps as microseconds in Spark: Python's datetime cannot hold all of them.
+        from pyspark.sql import functions as F, types as T
+        cols = []
+        for f in df.schema.fields:
+            if isinstance(f.dataType, T.TimestampType):
+                cols.append(F.unix_micros(F.col(f.name)).alias(f.name))
+            elif isinstance(f.dataType, T.TimestampNTZType):
+                cols.append(F.unix_micros(F.col(f.name).cast("timestamp")).alias(f.name))
+            else:
+                cols.append(F.col(f.name))
+        out = {}
+        for row in df.select(*cols).collect():
+            d = row.asDict(recursive=True)
+            out[d["id"]] = {k: canon_spark(v) for k, v in d.items()}
+        return out
+    problems += diff(rows(spark.read.format("avro").load(files)), rows(weir))
+    spark.stop()
+    if problems:
+        print("\n".join(problems))
+        return 1
+    print("Spark reads the files as weir's table holds them")
+    return 0
+
+
+def canon_spark(v):
+    if isinstance(v, dt.datetime):
+        return micros(v if v.tzinfo is None else v.astimezone(UTC))
+    if isinstance(v, dict):
+        return {k: canon_spark(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [canon_spark(x) for x in v]
+    if isinstance(v, bytearray):
+        return bytes(v)
+    return canon_float(v)
+
+
 def main(argv):
     if len(argv) >= 2 and argv[0] == "write":
         write(argv[1], argv[2:] or CODECS)
@@ -419,6 +497,8 @@ def main(argv):
     if len(argv) >= 2 and argv[0] == "capture":
         capture(argv[1])
         return 0
+    if len(argv) >= 4 and argv[0] == "spark-compare":
+        return spark_compare(argv[1], argv[2], argv[3:])
     if len(argv) == 3 and argv[0] == "compare-capture":
         return compare_capture(argv[1], argv[2])
     print(__doc__, file=sys.stderr)
