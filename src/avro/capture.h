@@ -51,6 +51,7 @@ columnar::Schema CaptureKafkaSchema();
 // fields in spark-avro's types) from `from` to `out` (a batch of CaptureKafkaSchema()).
 // InvalidArgument naming the field when the file's schema is not Capture's, or naming the event's
 // SequenceNumber when its EnqueuedTimeUtc does not parse.
-Status AppendCaptureEvents(const columnar::Batch& events, const CapturePath& from, columnar::Batch* out);
+Status AppendCaptureEvents(const columnar::Batch& events, const CapturePath& from,
+                           columnar::Batch* out);
 
 }  // namespace weir::avro

@@ -16,7 +16,10 @@ using testing::ContainerFile;
 using testing::Encoder;
 
 TEST(CaptureTest, Paths) {
-  ASSERT_OK_AND_ASSIGN(CapturePath p, ParseCapturePath("/data/capture/tfdatamigratens/hubdatamigration/1/2017/08/31/19/11/45.avro"));
+  ASSERT_OK_AND_ASSIGN(
+      CapturePath p,
+      ParseCapturePath(
+          "/data/capture/tfdatamigratens/hubdatamigration/1/2017/08/31/19/11/45.avro"));
   EXPECT_EQ(p.namespace_name, "tfdatamigratens");
   EXPECT_EQ(p.event_hub, "hubdatamigration");
   EXPECT_EQ(p.partition, 1);
@@ -24,13 +27,23 @@ TEST(CaptureTest, Paths) {
   EXPECT_EQ(p.partition, 31);
   auto bad = ParseCapturePath("ns/hub/x/2017/08/31/19/11/45.avro");
   EXPECT_EQ(bad.status().ToString(),
-            "InvalidArgument: 'ns/hub/x/2017/08/31/19/11/45.avro' is not a Capture file path {Namespace}/{EventHub}/"
-            "{PartitionId}/{Year}/{Month}/{Day}/{Hour}/{Minute}/{Second}.avro (Capture's default layout): the "
+            "InvalidArgument: 'ns/hub/x/2017/08/31/19/11/45.avro' is not a Capture file path "
+            "{Namespace}/{EventHub}/"
+            "{PartitionId}/{Year}/{Month}/{Day}/{Hour}/{Minute}/{Second}.avro (Capture's default "
+            "layout): the "
             "partition id 'x' is not a number");
-  EXPECT_NE(ParseCapturePath("hub/1/2017/08/31/19/11/45.avro").status().message().find("fewer than 9"), std::string::npos);
-  EXPECT_NE(ParseCapturePath("ns/hub/1/2017/08/31/19/11/45.json").status().message().find("{Second}.avro"),
+  EXPECT_NE(
+      ParseCapturePath("hub/1/2017/08/31/19/11/45.avro").status().message().find("fewer than 9"),
+      std::string::npos);
+  EXPECT_NE(ParseCapturePath("ns/hub/1/2017/08/31/19/11/45.json")
+                .status()
+                .message()
+                .find("{Second}.avro"),
             std::string::npos);
-  EXPECT_NE(ParseCapturePath("ns/hub/1/17/08/31/19/11/45.avro").status().message().find("'17' is not a number"),
+  EXPECT_NE(ParseCapturePath("ns/hub/1/17/08/31/19/11/45.avro")
+                .status()
+                .message()
+                .find("'17' is not a number"),
             std::string::npos);
 }
 
@@ -49,7 +62,8 @@ TEST(CaptureTest, EnqueuedTimeUtc) {
   }
 }
 
-const char* kEventData = R"({"type":"record","name":"EventData","namespace":"Microsoft.ServiceBus.Messaging","fields":[
+const char* kEventData =
+    R"({"type":"record","name":"EventData","namespace":"Microsoft.ServiceBus.Messaging","fields":[
   {"name":"SequenceNumber","type":"long"},
   {"name":"Offset","type":"string"},
   {"name":"EnqueuedTimeUtc","type":"string"},
@@ -61,9 +75,27 @@ TEST(CaptureTest, EventsAsKafkaRows) {
   Encoder e;
   // Event 1: a partition key, three properties (string, long, null), a body.
   e.Long(41).String("1024").String("8/31/2017 7:12:14 PM");
-  e.Long(2).String("x-opt-sequence-number").Long(0).Long(41).String("x-opt-partition-key").Long(2).String("dev-1").Long(0);
-  e.Long(4).String("app").Long(2).String("thermo").String("n").Long(0).Long(-7).String("nil").Long(4)
-      .String("d").Long(1).Double(0.25).Long(0);
+  e.Long(2)
+      .String("x-opt-sequence-number")
+      .Long(0)
+      .Long(41)
+      .String("x-opt-partition-key")
+      .Long(2)
+      .String("dev-1")
+      .Long(0);
+  e.Long(4)
+      .String("app")
+      .Long(2)
+      .String("thermo")
+      .String("n")
+      .Long(0)
+      .Long(-7)
+      .String("nil")
+      .Long(4)
+      .String("d")
+      .Long(1)
+      .Double(0.25)
+      .Long(0);
   e.Long(1).Bytes("{\"t\":21.5}");
   // Event 2: no key, no properties, a null body.
   e.Long(42).String("2048").String("8/31/2017 7:12:15 PM");
@@ -71,14 +103,16 @@ TEST(CaptureTest, EventsAsKafkaRows) {
   e.Long(0);
   e.Long(0);
   std::string file = ContainerFile(kEventData, "deflate", {Block{2, e.str()}});
-  ASSERT_OK_AND_ASSIGN(auto reader, AvroReader::OpenBuffer("ns/hub/3/2017/08/31/19/11/45.avro", file));
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       AvroReader::OpenBuffer("ns/hub/3/2017/08/31/19/11/45.avro", file));
   ASSERT_OK_AND_ASSIGN(Batch events, reader->ReadAll());
   ASSERT_OK_AND_ASSIGN(CapturePath from, ParseCapturePath(reader->path()));
   Batch out(CaptureKafkaSchema());
   ASSERT_OK(AppendCaptureEvents(events, from, &out));
-  EXPECT_EQ(out.schema.ToDdl(),
-            "key BINARY, value BINARY, topic STRING, partition INT, offset BIGINT, timestamp TIMESTAMP, "
-            "timestampType INT, headers ARRAY<STRUCT<key: STRING, value: BINARY>>");
+  EXPECT_EQ(
+      out.schema.ToDdl(),
+      "key BINARY, value BINARY, topic STRING, partition INT, offset BIGINT, timestamp TIMESTAMP, "
+      "timestampType INT, headers ARRAY<STRUCT<key: STRING, value: BINARY>>");
   ASSERT_EQ(out.num_rows(), 2);
   EXPECT_EQ(out.columns[0].StringAt(0), "dev-1");
   EXPECT_TRUE(out.columns[0].IsNull(1));
@@ -102,13 +136,15 @@ TEST(CaptureTest, EventsAsKafkaRows) {
 }
 
 TEST(CaptureTest, NotCaptureOrBadTime) {
-  std::string other = ContainerFile(R"({"type":"record","name":"r","fields":[{"name":"v","type":"long"}]})", "null",
-                                    {Block{1, Encoder().Long(1).str()}});
+  std::string other =
+      ContainerFile(R"({"type":"record","name":"r","fields":[{"name":"v","type":"long"}]})", "null",
+                    {Block{1, Encoder().Long(1).str()}});
   ASSERT_OK_AND_ASSIGN(auto reader, AvroReader::OpenBuffer("x.avro", other));
   ASSERT_OK_AND_ASSIGN(Batch events, reader->ReadAll());
   Batch out(CaptureKafkaSchema());
-  EXPECT_EQ(AppendCaptureEvents(events, CapturePath{}, &out).ToString(),
-            "InvalidArgument: not a Capture file: no field SequenceNumber (fields: v BIGINT NOT NULL)");
+  EXPECT_EQ(
+      AppendCaptureEvents(events, CapturePath{}, &out).ToString(),
+      "InvalidArgument: not a Capture file: no field SequenceNumber (fields: v BIGINT NOT NULL)");
 
   Encoder e;
   e.Long(7).String("0").String("yesterday").Long(0).Long(0).Long(0);
@@ -117,7 +153,8 @@ TEST(CaptureTest, NotCaptureOrBadTime) {
   ASSERT_OK_AND_ASSIGN(events, reader->ReadAll());
   out = Batch(CaptureKafkaSchema());
   EXPECT_EQ(AppendCaptureEvents(events, CapturePath{}, &out).ToString(),
-            "InvalidArgument: event SequenceNumber 7: EnqueuedTimeUtc 'yesterday' is not M/d/yyyy h:mm:ss AM/PM nor "
+            "InvalidArgument: event SequenceNumber 7: EnqueuedTimeUtc 'yesterday' is not M/d/yyyy "
+            "h:mm:ss AM/PM nor "
             "ISO-8601");
 }
 

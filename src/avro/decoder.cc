@@ -1,11 +1,11 @@
 #include "avro/decoder.h"
 
-#include <cstring>
-#include <limits>
-
 #include <snappy.h>
 #include <zlib.h>
 #include <zstd.h>
+
+#include <cstring>
+#include <limits>
 
 #include "columnar/text_format.h"
 #include "compress/compress.h"
@@ -50,8 +50,8 @@ Status Cursor::ReadBytes(std::string_view* out) {
 
 Status Cursor::ReadFixed(int64_t size, std::string_view* out) {
   if (size > remaining()) {
-    return Status::Corruption("length " + std::to_string(size) + " but only " + std::to_string(remaining()) +
-                              " bytes left");
+    return Status::Corruption("length " + std::to_string(size) + " but only " +
+                              std::to_string(remaining()) + " bytes left");
   }
   *out = std::string_view(reinterpret_cast<const char*>(p_), static_cast<size_t>(size));
   p_ += size;
@@ -89,8 +89,9 @@ Status AppendDecimal(std::string_view b, const Node& n, Column* col) {
     const uint8_t lead = static_cast<uint8_t>(b[0]);
     const bool next_negative = static_cast<uint8_t>(b[1]) & 0x80;
     if (lead != (negative ? 0xff : 0x00) || next_negative != negative) {
-      return Status::Corruption("decimal(" + std::to_string(n.precision) + "," + std::to_string(n.scale) +
-                                ") value of " + std::to_string(b.size()) + " bytes out of range");
+      return Status::Corruption("decimal(" + std::to_string(n.precision) + "," +
+                                std::to_string(n.scale) + ") value of " + std::to_string(b.size()) +
+                                " bytes out of range");
     }
     b.remove_prefix(1);
   }
@@ -120,7 +121,8 @@ Status CheckChildRoom(const Column& child, int64_t more) {
 Status ReadBlockCount(Cursor* in, int64_t min_item_size, int64_t* count) {
   WEIR_RETURN_NOT_OK(in->ReadLong(count));
   if (*count < 0) {
-    if (*count == std::numeric_limits<int64_t>::min()) return Status::Corruption("invalid block count");
+    if (*count == std::numeric_limits<int64_t>::min())
+      return Status::Corruption("invalid block count");
     *count = -*count;
     int64_t byte_size;
     WEIR_RETURN_NOT_OK(in->ReadLong(&byte_size));
@@ -141,9 +143,12 @@ Status DecodeLong(const Node& n, Cursor* in, Column* col) {
   WEIR_RETURN_NOT_OK(in->ReadLong(&v));
   const TypeId t = col->type_id();
   if ((t == TypeId::kTimestamp || t == TypeId::kTimestampNtz) &&
-      (n.logical == LogicalType::kTimestampMillis || n.logical == LogicalType::kLocalTimestampMillis)) {
-    if (v > std::numeric_limits<int64_t>::max() / 1000 || v < std::numeric_limits<int64_t>::min() / 1000) {
-      return Status::Corruption("timestamp-millis " + std::to_string(v) + " overflows microseconds");
+      (n.logical == LogicalType::kTimestampMillis ||
+       n.logical == LogicalType::kLocalTimestampMillis)) {
+    if (v > std::numeric_limits<int64_t>::max() / 1000 ||
+        v < std::numeric_limits<int64_t>::min() / 1000) {
+      return Status::Corruption("timestamp-millis " + std::to_string(v) +
+                                " overflows microseconds");
     }
     v *= 1000;
   }
@@ -167,16 +172,21 @@ Status Decode(const Node& n, Cursor* in, Column* col) {
     case Type::kInt: {
       int32_t v;
       WEIR_RETURN_NOT_OK(in->ReadInt(&v));
-      if (col->type_id() == TypeId::kInt64) col->Append<int64_t>(v);  // [int, long]
-      else col->Append<int32_t>(v);
+      if (col->type_id() == TypeId::kInt64)
+        col->Append<int64_t>(v);  // [int, long]
+      else
+        col->Append<int32_t>(v);
       return Status::OK();
     }
-    case Type::kLong: return DecodeLong(n, in, col);
+    case Type::kLong:
+      return DecodeLong(n, in, col);
     case Type::kFloat: {
       float v;
       WEIR_RETURN_NOT_OK(ReadFloat(in, &v));
-      if (col->type_id() == TypeId::kDouble) col->Append<double>(v);  // [float, double]
-      else col->Append<float>(v);
+      if (col->type_id() == TypeId::kDouble)
+        col->Append<double>(v);  // [float, double]
+      else
+        col->Append<float>(v);
       return Status::OK();
     }
     case Type::kDouble: {
@@ -189,8 +199,10 @@ Status Decode(const Node& n, Cursor* in, Column* col) {
     case Type::kString:
     case Type::kFixed: {
       std::string_view b;
-      if (n.type == Type::kFixed) WEIR_RETURN_NOT_OK(in->ReadFixed(n.fixed_size, &b));
-      else WEIR_RETURN_NOT_OK(in->ReadBytes(&b));
+      if (n.type == Type::kFixed)
+        WEIR_RETURN_NOT_OK(in->ReadFixed(n.fixed_size, &b));
+      else
+        WEIR_RETURN_NOT_OK(in->ReadBytes(&b));
       if (col->type_id() == TypeId::kDecimal) return AppendDecimal(b, n, col);
       col->AppendString(b);
       return Status::OK();
@@ -199,8 +211,8 @@ Status Decode(const Node& n, Cursor* in, Column* col) {
       int32_t i;
       WEIR_RETURN_NOT_OK(in->ReadInt(&i));
       if (i < 0 || static_cast<size_t>(i) >= n.symbols.size()) {
-        return Status::Corruption("enum index " + std::to_string(i) + " of " + n.name + ", which has " +
-                                  std::to_string(n.symbols.size()) + " symbols");
+        return Status::Corruption("enum index " + std::to_string(i) + " of " + n.name +
+                                  ", which has " + std::to_string(n.symbols.size()) + " symbols");
       }
       col->AppendString(n.symbols[static_cast<size_t>(i)]);
       return Status::OK();
@@ -258,8 +270,10 @@ Status Decode(const Node& n, Cursor* in, Column* col) {
       if (!n.union_as_struct) return Decode(branch, in, col);
       const int member = n.union_member[static_cast<size_t>(index)];
       for (int m = 0; m < col->num_children(); ++m) {
-        if (m == member) WEIR_RETURN_NOT_OK(Decode(branch, in, &col->mutable_child(m)));
-        else col->mutable_child(m).AppendNull();
+        if (m == member)
+          WEIR_RETURN_NOT_OK(Decode(branch, in, &col->mutable_child(m)));
+        else
+          col->mutable_child(m).AppendNull();
       }
       col->AppendStructEntry();
       return Status::OK();
@@ -270,16 +284,18 @@ Status Decode(const Node& n, Cursor* in, Column* col) {
 
 }  // namespace
 
-Status DecodeRecords(const Node& record, std::string_view data, int64_t count, columnar::Batch* batch) {
+Status DecodeRecords(const Node& record, std::string_view data, int64_t count,
+                     columnar::Batch* batch) {
   Cursor in(data);
   if (count < 0 || count > in.remaining() / std::max<int64_t>(record.min_size, 1)) {
-    return Status::Corruption(std::to_string(count) + " records cannot fit in " + std::to_string(data.size()) +
-                              " bytes");
+    return Status::Corruption(std::to_string(count) + " records cannot fit in " +
+                              std::to_string(data.size()) + " bytes");
   }
   for (int64_t r = 0; r < count; ++r) {
     for (size_t i = 0; i < record.children.size(); ++i) {
       Status st = Decode(*record.children[i], &in, &batch->columns[i]);
-      if (!st.ok()) return st.WithContext("record " + std::to_string(r) + ", field " + record.field_names[i]);
+      if (!st.ok())
+        return st.WithContext("record " + std::to_string(r) + ", field " + record.field_names[i]);
     }
   }
   if (in.remaining() != 0) {
@@ -298,8 +314,9 @@ Result<BlockCodec> BlockCodecFromName(std::string_view name) {
   if (name == "snappy") return BlockCodec::kSnappy;
   if (name == "zstandard" || name == "zstd") return BlockCodec::kZstd;
   if (name == "bzip2" || name == "xz") {
-    return Status::NotImplemented("avro codec '" + std::string(name) +
-                                  "' is not supported by weir (null, deflate, snappy, zstandard are)");
+    return Status::NotImplemented(
+        "avro codec '" + std::string(name) +
+        "' is not supported by weir (null, deflate, snappy, zstandard are)");
   }
   std::string shown(name.substr(0, 64));
   return Status::Corruption("unknown avro codec '" + shown + "'");
@@ -308,7 +325,8 @@ Result<BlockCodec> BlockCodecFromName(std::string_view name) {
 namespace {
 
 std::string TooBig(std::string_view codec, int64_t max_bytes) {
-  return std::string(codec) + " block decompresses to more than " + std::to_string(max_bytes) + " bytes";
+  return std::string(codec) + " block decompresses to more than " + std::to_string(max_bytes) +
+         " bytes";
 }
 
 Result<std::string_view> Inflate(std::string_view input, int64_t max_bytes, std::string* out) {
@@ -318,16 +336,19 @@ Result<std::string_view> Inflate(std::string_view input, int64_t max_bytes, std:
     z_stream* s;
     ~End() { inflateEnd(s); }
   } end{&s};
-  if (input.size() > std::numeric_limits<uInt>::max()) return Status::Corruption("deflate block too large");
+  if (input.size() > std::numeric_limits<uInt>::max())
+    return Status::Corruption("deflate block too large");
   s.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
   s.avail_in = static_cast<uInt>(input.size());
   out->clear();
   size_t produced = 0;
   for (;;) {
     if (produced == out->size()) {
-      if (static_cast<int64_t>(produced) >= max_bytes) return Status::Corruption(TooBig("deflate", max_bytes));
+      if (static_cast<int64_t>(produced) >= max_bytes)
+        return Status::Corruption(TooBig("deflate", max_bytes));
       size_t grow = std::max<size_t>(4096, std::min<size_t>(produced, 64 << 20));
-      out->resize(static_cast<size_t>(std::min<int64_t>(max_bytes, static_cast<int64_t>(produced + grow))));
+      out->resize(
+          static_cast<size_t>(std::min<int64_t>(max_bytes, static_cast<int64_t>(produced + grow))));
     }
     s.next_out = reinterpret_cast<Bytef*>(out->data() + produced);
     s.avail_out = static_cast<uInt>(std::min<size_t>(out->size() - produced, 1u << 30));
@@ -335,7 +356,8 @@ Result<std::string_view> Inflate(std::string_view input, int64_t max_bytes, std:
     int rc = inflate(&s, Z_NO_FLUSH);
     produced += before - s.avail_out;
     if (rc == Z_STREAM_END) break;
-    if (rc == Z_BUF_ERROR && s.avail_in == 0) return Status::Corruption("deflate: truncated stream");
+    if (rc == Z_BUF_ERROR && s.avail_in == 0)
+      return Status::Corruption("deflate: truncated stream");
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
       return Status::Corruption(std::string("deflate: ") + (s.msg ? s.msg : "invalid stream"));
     }
@@ -350,7 +372,8 @@ Result<std::string_view> Unsnappy(std::string_view input, int64_t max_bytes, std
   if (input.size() < 4) return Status::Corruption("snappy block shorter than its 4-byte CRC32");
   std::string_view compressed = input.substr(0, input.size() - 4);
   const auto* c = reinterpret_cast<const uint8_t*>(input.data() + compressed.size());
-  const uint32_t expected = (uint32_t{c[0]} << 24) | (uint32_t{c[1]} << 16) | (uint32_t{c[2]} << 8) | c[3];
+  const uint32_t expected =
+      (uint32_t{c[0]} << 24) | (uint32_t{c[1]} << 16) | (uint32_t{c[2]} << 8) | c[3];
   size_t length = 0;
   if (!snappy::GetUncompressedLength(compressed.data(), compressed.size(), &length)) {
     return Status::Corruption("snappy: invalid length header");
@@ -363,13 +386,15 @@ Result<std::string_view> Unsnappy(std::string_view input, int64_t max_bytes, std
     return Status::Corruption("snappy: invalid compressed data");
   }
   out->resize(length);
-  WEIR_RETURN_NOT_OK(compress::Decompress(compress::Codec::kSnappy, compressed, static_cast<int64_t>(length),
+  WEIR_RETURN_NOT_OK(compress::Decompress(compress::Codec::kSnappy, compressed,
+                                          static_cast<int64_t>(length),
                                           reinterpret_cast<uint8_t*>(out->data())));
   const uint32_t actual = static_cast<uint32_t>(
       crc32(0L, reinterpret_cast<const Bytef*>(out->data()), static_cast<uInt>(out->size())));
   if (actual != expected) {
     char buf[80];
-    std::snprintf(buf, sizeof(buf), "snappy: CRC32 %08x of the uncompressed data, the block says %08x", actual,
+    std::snprintf(buf, sizeof(buf),
+                  "snappy: CRC32 %08x of the uncompressed data, the block says %08x", actual,
                   expected);
     return Status::Corruption(buf);
   }
@@ -381,7 +406,8 @@ Result<std::string_view> Unzstd(std::string_view input, int64_t max_bytes, std::
     ZSTD_DCtx* ctx = ZSTD_createDCtx();
     ~Ctx() { ZSTD_freeDCtx(ctx); }
   } holder;
-  if (holder.ctx == nullptr) return Status::Internal("zstd: cannot allocate a decompression context");
+  if (holder.ctx == nullptr)
+    return Status::Internal("zstd: cannot allocate a decompression context");
   ZSTD_DCtx_reset(holder.ctx, ZSTD_reset_session_only);
   ZSTD_inBuffer in{input.data(), input.size(), 0};
   out->clear();
@@ -389,14 +415,17 @@ Result<std::string_view> Unzstd(std::string_view input, int64_t max_bytes, std::
   size_t last = 1;
   while (in.pos < in.size || last != 0) {
     if (produced == out->size()) {
-      if (static_cast<int64_t>(produced) >= max_bytes) return Status::Corruption(TooBig("zstd", max_bytes));
+      if (static_cast<int64_t>(produced) >= max_bytes)
+        return Status::Corruption(TooBig("zstd", max_bytes));
       size_t grow = std::max<size_t>(4096, std::min<size_t>(produced, 64 << 20));
-      out->resize(static_cast<size_t>(std::min<int64_t>(max_bytes, static_cast<int64_t>(produced + grow))));
+      out->resize(
+          static_cast<size_t>(std::min<int64_t>(max_bytes, static_cast<int64_t>(produced + grow))));
     }
     ZSTD_outBuffer o{out->data(), out->size(), produced};
     const size_t in_before = in.pos;
     last = ZSTD_decompressStream(holder.ctx, &o, &in);
-    if (ZSTD_isError(last)) return Status::Corruption(std::string("zstd: ") + ZSTD_getErrorName(last));
+    if (ZSTD_isError(last))
+      return Status::Corruption(std::string("zstd: ") + ZSTD_getErrorName(last));
     const bool progress = o.pos != produced || in.pos != in_before;
     produced = o.pos;
     if (in.pos == in.size && last != 0 && !progress && produced < out->size()) {
@@ -409,13 +438,17 @@ Result<std::string_view> Unzstd(std::string_view input, int64_t max_bytes, std::
 
 }  // namespace
 
-Result<std::string_view> DecompressBlock(BlockCodec codec, std::string_view input, int64_t max_bytes,
-                                         std::string* scratch) {
+Result<std::string_view> DecompressBlock(BlockCodec codec, std::string_view input,
+                                         int64_t max_bytes, std::string* scratch) {
   switch (codec) {
-    case BlockCodec::kNull: return input;
-    case BlockCodec::kDeflate: return Inflate(input, max_bytes, scratch);
-    case BlockCodec::kSnappy: return Unsnappy(input, max_bytes, scratch);
-    case BlockCodec::kZstd: return Unzstd(input, max_bytes, scratch);
+    case BlockCodec::kNull:
+      return input;
+    case BlockCodec::kDeflate:
+      return Inflate(input, max_bytes, scratch);
+    case BlockCodec::kSnappy:
+      return Unsnappy(input, max_bytes, scratch);
+    case BlockCodec::kZstd:
+      return Unzstd(input, max_bytes, scratch);
   }
   return Status::Internal("unknown block codec");
 }

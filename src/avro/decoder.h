@@ -40,7 +40,8 @@ class Cursor {
 // file's schema). Corruption naming the record (0-based within `data`) and what was wrong, also
 // when bytes are left over after the last record; the batch is then unusable (its columns may
 // differ in length). REQUIRES: `record` is a record node.
-Status DecodeRecords(const Node& record, std::string_view data, int64_t count, columnar::Batch* batch);
+Status DecodeRecords(const Node& record, std::string_view data, int64_t count,
+                     columnar::Batch* batch);
 
 // The block codecs of Avro container files ("avro.codec").
 enum class BlockCodec { kNull, kDeflate, kSnappy, kZstd };
@@ -53,7 +54,7 @@ Result<BlockCodec> BlockCodecFromName(std::string_view name);
 // `*scratch` and return a view of it. At most `max_bytes` of output (Corruption past it: a block
 // that big is a bomb or garbage). Snappy blocks end in the big-endian CRC32 of the uncompressed
 // bytes, which is checked.
-Result<std::string_view> DecompressBlock(BlockCodec codec, std::string_view input, int64_t max_bytes,
-                                         std::string* scratch);
+Result<std::string_view> DecompressBlock(BlockCodec codec, std::string_view input,
+                                         int64_t max_bytes, std::string* scratch);
 
 }  // namespace weir::avro

@@ -13,12 +13,13 @@ constexpr int64_t kFirstHeaderRead = 64 * 1024;
 constexpr int64_t kMaxHeaderBytes = int64_t{64} << 20;  // magic, metadata (schema) and sync
 
 // Parses the header in `buf`: magic, metadata, sync. `*truncated` when more bytes might help.
-Status ParseHeader(std::string_view buf, std::map<std::string, std::string>* metadata, std::string* sync,
-                   int64_t* header_size, bool* truncated) {
+Status ParseHeader(std::string_view buf, std::map<std::string, std::string>* metadata,
+                   std::string* sync, int64_t* header_size, bool* truncated) {
   *truncated = false;
   if (buf.size() < 4 || std::memcmp(buf.data(), kMagic, 4) != 0) {
     *truncated = buf.size() < 4;
-    return Status::Corruption("not an Avro object container file (it does not start with Obj\\x01)");
+    return Status::Corruption(
+        "not an Avro object container file (it does not start with Obj\\x01)");
   }
   Cursor in(buf.substr(4));
   metadata->clear();
@@ -64,7 +65,8 @@ Status ParseHeader(std::string_view buf, std::map<std::string, std::string>* met
 
 class BufferFile final : public fs::RandomAccessFile {
  public:
-  BufferFile(std::string name, std::string_view data) : RandomAccessFile(std::move(name)), data_(data) {}
+  BufferFile(std::string name, std::string_view data)
+      : RandomAccessFile(std::move(name)), data_(data) {}
   Result<int64_t> Size() override { return static_cast<int64_t>(data_.size()); }
   Status ReadAt(int64_t offset, int64_t length, uint8_t* out) override {
     const auto size = static_cast<int64_t>(data_.size());
@@ -102,7 +104,9 @@ Result<std::unique_ptr<AvroReader>> AvroReader::Open(fs::FileSystem* fs, const s
   return Open(std::move(file), options);
 }
 
-Status AvroReader::Fail(const std::string& what) const { return Status::Corruption("avro: " + path() + ": " + what); }
+Status AvroReader::Fail(const std::string& what) const {
+  return Status::Corruption("avro: " + path() + ": " + what);
+}
 
 Status AvroReader::ReadHeader() {
   WEIR_ASSIGN_OR_RETURN(file_size_, file_->Size());
@@ -143,7 +147,8 @@ Status AvroReader::ReadBlock(columnar::Batch* batch, int64_t* decoded_bytes, boo
     *done = true;
     return Status::OK();
   }
-  const std::string where = "block " + std::to_string(blocks_read_) + " at offset " + std::to_string(offset_);
+  const std::string where =
+      "block " + std::to_string(blocks_read_) + " at offset " + std::to_string(offset_);
   uint8_t head[20];
   const int64_t head_size = std::min<int64_t>(sizeof(head), file_size_ - offset_);
   WEIR_RETURN_NOT_OK(file_->ReadAt(offset_, head_size, head));
@@ -157,15 +162,16 @@ Status AvroReader::ReadBlock(columnar::Batch* batch, int64_t* decoded_bytes, boo
   const int64_t left = file_size_ - data_offset;
   if (size < 0 || size > left - kSyncSize) {
     return Fail(where + ": " + std::to_string(size) + " bytes of data claimed, but the file has " +
-                std::to_string(std::max<int64_t>(0, left - kSyncSize)) + " left before the sync marker" +
-                (left < kSyncSize ? " (truncated)" : ""));
+                std::to_string(std::max<int64_t>(0, left - kSyncSize)) +
+                " left before the sync marker" + (left < kSyncSize ? " (truncated)" : ""));
   }
   if (size > options_.max_block_bytes) {
     return Fail(where + ": block of " + std::to_string(size) + " bytes (more than " +
                 std::to_string(options_.max_block_bytes) + ")");
   }
   block_.resize(static_cast<size_t>(size + kSyncSize));
-  WEIR_RETURN_NOT_OK(file_->ReadAt(data_offset, size + kSyncSize, reinterpret_cast<uint8_t*>(block_.data())));
+  WEIR_RETURN_NOT_OK(
+      file_->ReadAt(data_offset, size + kSyncSize, reinterpret_cast<uint8_t*>(block_.data())));
   if (std::memcmp(block_.data() + size, sync_.data(), kSyncSize) != 0) {
     return Fail(where + ": the sync marker after the block does not match the header's");
   }

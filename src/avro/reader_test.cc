@@ -83,36 +83,48 @@ void EncodeAllTypes(int r, Encoder* e) {
   } else {
     e->Long(0);
   }
-  if (r == 2) e->Long(0);  // rec: null
-  else e->Long(1).Int(r + 10).Double(r + 0.5);
-  if (r == 0) e->Long(1).Int(42);       // u: int
-  else if (r == 1) e->Long(2).String("s");  // u: string
-  else e->Long(0);                      // u: null
-  if (r == 1) e->Long(0).Int(-7);       // il: int
-  else e->Long(1).Long(int64_t{1} << 40);
-  if (r == 1) e->Long(0).Float(0.5f);   // fd: float
-  else e->Long(1).Double(0.1);
+  if (r == 2)
+    e->Long(0);  // rec: null
+  else
+    e->Long(1).Int(r + 10).Double(r + 0.5);
+  if (r == 0)
+    e->Long(1).Int(42);  // u: int
+  else if (r == 1)
+    e->Long(2).String("s");  // u: string
+  else
+    e->Long(0);  // u: null
+  if (r == 1)
+    e->Long(0).Int(-7);  // il: int
+  else
+    e->Long(1).Long(int64_t{1} << 40);
+  if (r == 1)
+    e->Long(0).Float(0.5f);  // fd: float
+  else
+    e->Long(1).Double(0.1);
   e->Int(r == 0 ? 19000 : r == 1 ? -1 : 0);  // date
-  e->Int(3600000 + r);                  // time-millis
-  e->Long(86399999999);                 // time-micros
-  e->Long(r == 0 ? 1700000000123 : -1); // timestamp-millis
+  e->Int(3600000 + r);                       // time-millis
+  e->Long(86399999999);                      // time-micros
+  e->Long(r == 0 ? 1700000000123 : -1);      // timestamp-millis
   e->Long(r == 0 ? 1700000000123456 : 0);
-  e->Long(1234);                        // local-timestamp-millis
-  e->Long(-5);                          // local-timestamp-micros
+  e->Long(1234);  // local-timestamp-millis
+  e->Long(-5);    // local-timestamp-micros
   // decimal bytes: 12345 (0x3039), -1 (0xff), 999999999 with sign-extension padding.
-  e->Bytes(r == 0 ? std::string("\x30\x39", 2)
-                  : r == 1 ? std::string("\xff", 1) : std::string("\x00\x00\x3b\x9a\xc9\xff", 6));
+  e->Bytes(r == 0   ? std::string("\x30\x39", 2)
+           : r == 1 ? std::string("\xff", 1)
+                    : std::string("\x00\x00\x3b\x9a\xc9\xff", 6));
   std::string fixed(16, '\0');
   if (r == 1) fixed = std::string(16, '\xff');  // -1
-  if (r == 2) {  // 10^38 - 1 = 0x4B3B4CA85A86C47A098A223FFFFFFFFF
+  if (r == 2) {                                 // 10^38 - 1 = 0x4B3B4CA85A86C47A098A223FFFFFFFFF
     const unsigned char max38[16] = {0x4B, 0x3B, 0x4C, 0xA8, 0x5A, 0x86, 0xC4, 0x7A,
                                      0x09, 0x8A, 0x22, 0x3F, 0xFF, 0xFF, 0xFF, 0xFF};
     fixed.assign(reinterpret_cast<const char*>(max38), 16);
   }
   e->Raw(fixed);
   e->String("123e4567-e89b-12d3-a456-42661417400" + std::to_string(r));
-  if (r == 1) e->Long(0);
-  else e->Long(1).String("n" + std::to_string(r));
+  if (r == 1)
+    e->Long(0);
+  else
+    e->Long(1).String("n" + std::to_string(r));
 }
 
 std::string AllTypesFile(const std::string& codec) {
@@ -127,15 +139,17 @@ int Col(const Batch& b, const std::string& name) { return b.schema.FieldIndex(na
 
 void CheckAllTypes(const Batch& b) {
   ASSERT_EQ(b.num_rows(), 3);
-  EXPECT_EQ(b.schema.ToDdl(),
-            "b BOOLEAN NOT NULL, i INT NOT NULL, l BIGINT NOT NULL, f FLOAT NOT NULL, d DOUBLE NOT NULL, "
-            "by BINARY NOT NULL, s STRING NOT NULL, e STRING NOT NULL, fx BINARY NOT NULL, "
-            "arr ARRAY<BIGINT> NOT NULL, m MAP<STRING, STRING> NOT NULL, "
-            "rec STRUCT<x: INT NOT NULL, y: DOUBLE NOT NULL>, u STRUCT<member0: INT, member1: STRING>, "
-            "il BIGINT NOT NULL, fd DOUBLE NOT NULL, date DATE NOT NULL, tms INT NOT NULL, tus BIGINT NOT NULL, "
-            "tsm TIMESTAMP NOT NULL, tsu TIMESTAMP NOT NULL, ltm TIMESTAMP_NTZ NOT NULL, "
-            "ltu TIMESTAMP_NTZ NOT NULL, decb DECIMAL(9,2) NOT NULL, decf DECIMAL(38,0) NOT NULL, "
-            "uuid STRING NOT NULL, ns STRING");
+  EXPECT_EQ(
+      b.schema.ToDdl(),
+      "b BOOLEAN NOT NULL, i INT NOT NULL, l BIGINT NOT NULL, f FLOAT NOT NULL, d DOUBLE NOT NULL, "
+      "by BINARY NOT NULL, s STRING NOT NULL, e STRING NOT NULL, fx BINARY NOT NULL, "
+      "arr ARRAY<BIGINT> NOT NULL, m MAP<STRING, STRING> NOT NULL, "
+      "rec STRUCT<x: INT NOT NULL, y: DOUBLE NOT NULL>, u STRUCT<member0: INT, member1: STRING>, "
+      "il BIGINT NOT NULL, fd DOUBLE NOT NULL, date DATE NOT NULL, tms INT NOT NULL, tus BIGINT "
+      "NOT NULL, "
+      "tsm TIMESTAMP NOT NULL, tsu TIMESTAMP NOT NULL, ltm TIMESTAMP_NTZ NOT NULL, "
+      "ltu TIMESTAMP_NTZ NOT NULL, decb DECIMAL(9,2) NOT NULL, decf DECIMAL(38,0) NOT NULL, "
+      "uuid STRING NOT NULL, ns STRING");
   const auto& c = b.columns;
   EXPECT_EQ(c[Col(b, "b")].Value<uint8_t>(0), 0);
   EXPECT_EQ(c[Col(b, "b")].Value<uint8_t>(1), 1);
@@ -218,7 +232,8 @@ TEST_P(EveryCodec, EveryTypeValueByValue) {
   EXPECT_EQ(reader->rows_read(), 3);
 }
 
-INSTANTIATE_TEST_SUITE_P(Codecs, EveryCodec, ::testing::Values("", "null", "deflate", "snappy", "zstandard"));
+INSTANTIATE_TEST_SUITE_P(Codecs, EveryCodec,
+                         ::testing::Values("", "null", "deflate", "snappy", "zstandard"));
 
 std::string LongsFile(const std::string& codec, int blocks, int rows_per_block) {
   std::vector<Block> bs;
@@ -228,7 +243,8 @@ std::string LongsFile(const std::string& codec, int blocks, int rows_per_block) 
     for (int r = 0; r < rows_per_block; ++r) e.Long(v++);
     bs.push_back(Block{rows_per_block, e.str()});
   }
-  return ContainerFile(R"({"type":"record","name":"r","fields":[{"name":"v","type":"long"}]})", codec, bs);
+  return ContainerFile(R"({"type":"record","name":"r","fields":[{"name":"v","type":"long"}]})",
+                       codec, bs);
 }
 
 TEST(AvroReaderTest, BatchesAreWholeBlocks) {
@@ -259,8 +275,9 @@ TEST(AvroReaderTest, EmptyFileAndZeroCountBlocks) {
 }
 
 TEST(AvroReaderTest, MetadataIsKept) {
-  std::string file = ContainerFile(R"({"type":"record","name":"r","fields":[{"name":"v","type":"int"}]})", "",
-                                   {}, {{"user.key", "value"}});
+  std::string file =
+      ContainerFile(R"({"type":"record","name":"r","fields":[{"name":"v","type":"int"}]})", "", {},
+                    {{"user.key", "value"}});
   ASSERT_OK_AND_ASSIGN(auto reader, AvroReader::OpenBuffer("t.avro", file));
   EXPECT_EQ(reader->metadata().at("user.key"), "value");
   EXPECT_EQ(reader->codec_name(), "null");
@@ -270,36 +287,51 @@ TEST(AvroReaderTest, MetadataIsKept) {
 
 const char* kLongSchema = R"({"type":"record","name":"r","fields":[{"name":"v","type":"long"}]})";
 
-std::string Header(const std::string& schema, const std::string& codec) { return ContainerFile(schema, codec, {}); }
+std::string Header(const std::string& schema, const std::string& codec) {
+  return ContainerFile(schema, codec, {});
+}
 
 TEST(AvroReaderCorruptionTest, Header) {
-  EXPECT_EQ(ErrorOf(""), "Corruption: avro: t.avro: not an Avro object container file (it does not start with Obj\\x01)");
+  EXPECT_EQ(ErrorOf(""),
+            "Corruption: avro: t.avro: not an Avro object container file (it does not start with "
+            "Obj\\x01)");
   EXPECT_EQ(ErrorOf("PAR1xxxxxxxxxxxxxxxxxxxxxx"),
-            "Corruption: avro: t.avro: not an Avro object container file (it does not start with Obj\\x01)");
+            "Corruption: avro: t.avro: not an Avro object container file (it does not start with "
+            "Obj\\x01)");
   std::string header = Header(kLongSchema, "null");
   for (size_t cut : {size_t{4}, size_t{5}, size_t{20}, header.size() - 1}) {
     std::string e = ErrorOf(header.substr(0, cut));
     EXPECT_NE(e.find("Corruption: avro: t.avro: "), std::string::npos) << cut << ": " << e;
   }
-  EXPECT_EQ(ErrorOf(header.substr(0, header.size() - 1)), "Corruption: avro: t.avro: truncated before the sync marker");
+  EXPECT_EQ(ErrorOf(header.substr(0, header.size() - 1)),
+            "Corruption: avro: t.avro: truncated before the sync marker");
   // A metadata entry count no file could hold, a key longer than the file.
   Encoder huge;
   huge.Raw(std::string_view("Obj\x01", 4)).Long(int64_t{1} << 60);
-  EXPECT_EQ(ErrorOf(huge.str()),
-            "Corruption: avro: t.avro: file metadata: 1152921504606846976 entries but only 0 bytes left");
+  EXPECT_EQ(
+      ErrorOf(huge.str()),
+      "Corruption: avro: t.avro: file metadata: 1152921504606846976 entries but only 0 bytes left");
   Encoder long_key;
   long_key.Raw(std::string_view("Obj\x01", 4)).Long(1).Long(int64_t{1} << 40).Raw("abc");
   EXPECT_EQ(ErrorOf(long_key.str()),
             "Corruption: avro: t.avro: file metadata: length 1099511627776 but only 3 bytes left");
   Encoder no_schema;
-  no_schema.Raw(std::string_view("Obj\x01", 4)).Long(1).String("avro.codec").String("null").Long(0).Raw(testing::kSync);
-  EXPECT_EQ(ErrorOf(no_schema.str()), "Corruption: avro: t.avro: no avro.schema in the file metadata");
-  EXPECT_EQ(ErrorOf(Header("{oops", "null")), "Corruption: avro: t.avro: avro schema: avro.schema is not JSON");
+  no_schema.Raw(std::string_view("Obj\x01", 4))
+      .Long(1)
+      .String("avro.codec")
+      .String("null")
+      .Long(0)
+      .Raw(testing::kSync);
+  EXPECT_EQ(ErrorOf(no_schema.str()),
+            "Corruption: avro: t.avro: no avro.schema in the file metadata");
+  EXPECT_EQ(ErrorOf(Header("{oops", "null")),
+            "Corruption: avro: t.avro: avro schema: avro.schema is not JSON");
 }
 
 TEST(AvroReaderCorruptionTest, HeaderLargerThanTheFirstRead) {
   std::string big(200000, 'x');
-  std::string file = ContainerFile(kLongSchema, "null", {Block{1, Encoder().Long(9).str()}}, {{"user.big", big}});
+  std::string file =
+      ContainerFile(kLongSchema, "null", {Block{1, Encoder().Long(9).str()}}, {{"user.big", big}});
   ASSERT_OK_AND_ASSIGN(Batch b, ReadFile(file));
   EXPECT_EQ(b.columns[0].Value<int64_t>(0), 9);
 }
@@ -310,14 +342,17 @@ TEST(AvroReaderCorruptionTest, HeaderIsAtMost64MiB) {
   e.Raw(std::string_view("Obj\x01", 4)).Long(1).String("big").Long(int64_t{100} << 20);
   std::string file = e.str() + std::string(size_t{70} << 20, 'x');
   EXPECT_EQ(ErrorOf(file),
-            "Corruption: avro: t.avro: the header (file metadata) is larger than 67108864 bytes, or corrupt: "
+            "Corruption: avro: t.avro: the header (file metadata) is larger than 67108864 bytes, "
+            "or corrupt: "
             "file metadata: length 104857600 but only 67108851 bytes left");
 }
 
 TEST(AvroReaderCorruptionTest, Codecs) {
-  EXPECT_EQ(ErrorOf(Header(kLongSchema, "lzma9")), "Corruption: avro: t.avro: unknown avro codec 'lzma9'");
+  EXPECT_EQ(ErrorOf(Header(kLongSchema, "lzma9")),
+            "Corruption: avro: t.avro: unknown avro codec 'lzma9'");
   EXPECT_EQ(ErrorOf(Header(kLongSchema, "bzip2")),
-            "NotImplemented: avro: t.avro: avro codec 'bzip2' is not supported by weir (null, deflate, snappy, "
+            "NotImplemented: avro: t.avro: avro codec 'bzip2' is not supported by weir (null, "
+            "deflate, snappy, "
             "zstandard are)");
   EXPECT_EQ(ErrorOf(Header(kLongSchema, "xz")).substr(0, 30), "NotImplemented: avro: t.avro: ");
 }
@@ -325,7 +360,11 @@ TEST(AvroReaderCorruptionTest, Codecs) {
 // A file of one block whose stored bytes are `stored` (already "compressed"), count `count`.
 std::string RawBlockFile(const std::string& codec, int64_t count, const std::string& stored) {
   Encoder e;
-  e.Raw(Header(kLongSchema, codec)).Long(count).Long(static_cast<int64_t>(stored.size())).Raw(stored).Raw(testing::kSync);
+  e.Raw(Header(kLongSchema, codec))
+      .Long(count)
+      .Long(static_cast<int64_t>(stored.size()))
+      .Raw(stored)
+      .Raw(testing::kSync);
   return e.str();
 }
 
@@ -339,27 +378,32 @@ TEST(AvroReaderCorruptionTest, Blocks) {
     std::string e = ErrorOf(good.substr(0, cut));
     EXPECT_EQ(e.find("Corruption: avro: t.avro: block "), 0u) << cut << ": " << e;
   }
-  EXPECT_EQ(ErrorOf(good.substr(0, header + 1)),
-            "Corruption: avro: t.avro: " + at + ": truncated varint in the block header (count, size)");
+  EXPECT_EQ(
+      ErrorOf(good.substr(0, header + 1)),
+      "Corruption: avro: t.avro: " + at + ": truncated varint in the block header (count, size)");
   EXPECT_EQ(ErrorOf(good.substr(0, good.size() - 1)),
             "Corruption: avro: t.avro: block 1 at offset " + std::to_string(header + 2 + 3 + 16) +
                 ": 3 bytes of data claimed, but the file has 2 left before the sync marker");
   // A bad sync marker after block 1.
   std::string bad_sync = good;
   bad_sync[bad_sync.size() - 5] ^= 1;
-  EXPECT_EQ(ErrorOf(bad_sync), "Corruption: avro: t.avro: block 1 at offset " + std::to_string(header + 2 + 3 + 16) +
+  EXPECT_EQ(ErrorOf(bad_sync), "Corruption: avro: t.avro: block 1 at offset " +
+                                   std::to_string(header + 2 + 3 + 16) +
                                    ": the sync marker after the block does not match the header's");
   // Huge and negative counts and sizes.
   Encoder huge_size;
   huge_size.Raw(Header(kLongSchema, "null")).Long(1).Long(int64_t{1} << 62).Raw("x");
   EXPECT_EQ(ErrorOf(huge_size.str()),
-            "Corruption: avro: t.avro: " + at + ": 4611686018427387904 bytes of data claimed, but the file has 0 "
-            "left before the sync marker (truncated)");
-  EXPECT_EQ(ErrorOf(RawBlockFile("null", -1, "")), "Corruption: avro: t.avro: " + at + ": negative object count -1");
+            "Corruption: avro: t.avro: " + at +
+                ": 4611686018427387904 bytes of data claimed, but the file has 0 "
+                "left before the sync marker (truncated)");
+  EXPECT_EQ(ErrorOf(RawBlockFile("null", -1, "")),
+            "Corruption: avro: t.avro: " + at + ": negative object count -1");
   EXPECT_EQ(ErrorOf(RawBlockFile("null", int64_t{1} << 50, Encoder().Long(1).str())),
             "Corruption: avro: t.avro: " + at + ": 1125899906842624 records cannot fit in 1 bytes");
   // Fewer records than the count says, and bytes left after them.
-  EXPECT_EQ(ErrorOf(RawBlockFile("null", 1, "")), "Corruption: avro: t.avro: " + at + ": 1 records cannot fit in 0 bytes");
+  EXPECT_EQ(ErrorOf(RawBlockFile("null", 1, "")),
+            "Corruption: avro: t.avro: " + at + ": 1 records cannot fit in 0 bytes");
   EXPECT_EQ(ErrorOf(RawBlockFile("null", 1, Encoder().Long(1).Long(2).str())),
             "Corruption: avro: t.avro: " + at + ": 1 bytes left after the block's 1 records");
   EXPECT_EQ(ErrorOf(RawBlockFile("null", 2, std::string("\x80\x80", 2))),
@@ -389,7 +433,8 @@ TEST(AvroReaderCorruptionTest, CompressedBlocks) {
   std::string snappy = testing::CompressBlock("snappy", data);
   std::string bad_crc = snappy;
   bad_crc.back() ^= 1;
-  EXPECT_NE(error("snappy", bad_crc).find("snappy: CRC32 "), std::string::npos) << error("snappy", bad_crc);
+  EXPECT_NE(error("snappy", bad_crc).find("snappy: CRC32 "), std::string::npos)
+      << error("snappy", bad_crc);
   EXPECT_EQ(error("snappy", "abc"), "snappy block shorter than its 4-byte CRC32");
   EXPECT_EQ(error("snappy", std::string("\x05\xff\xff\xff\xff\xff\x00\x00\x00\x00", 10)),
             "snappy: invalid compressed data");
@@ -406,13 +451,15 @@ TEST(AvroReaderCorruptionTest, CompressedBlocks) {
   for (std::string codec : {"deflate", "zstandard", "snappy"}) {
     std::string file = RawBlockFile(codec, 1, testing::CompressBlock(codec, zeros));
     std::string e = ErrorOf(file, small);
-    EXPECT_NE(e.find("block decompresses to more than 4096 bytes"), std::string::npos) << codec << ": " << e;
+    EXPECT_NE(e.find("block decompresses to more than 4096 bytes"), std::string::npos)
+        << codec << ": " << e;
   }
 }
 
 // One block of one record of a one-field record of `type`, the record's bytes `record`.
 std::string ErrorOfValue(const std::string& type, const std::string& record) {
-  std::string schema = R"({"type":"record","name":"r","fields":[{"name":"f","type":)" + type + "}]}";
+  std::string schema =
+      R"({"type":"record","name":"r","fields":[{"name":"f","type":)" + type + "}]}";
   std::string e = ErrorOf(ContainerFile(schema, "null", {Block{1, record}}));
   size_t at = e.find("record 0, ");
   return at == std::string::npos ? e : e.substr(at);
@@ -424,57 +471,73 @@ TEST(AvroReaderCorruptionTest, Values) {
             "record 0, field f: int 8589934592 out of 32-bit range");
   EXPECT_EQ(ErrorOfValue(R"("string")", Encoder().Long(int64_t{1} << 40).str()),
             "record 0, field f: length 1099511627776 but only 0 bytes left");
-  EXPECT_EQ(ErrorOfValue(R"("bytes")", Encoder().Long(-3).str()), "record 0, field f: negative length -3");
-  EXPECT_EQ(ErrorOfValue(R"(["null","double"])", "\x02" "1234567"), "record 0, field f: length 8 but only 7 bytes left");
+  EXPECT_EQ(ErrorOfValue(R"("bytes")", Encoder().Long(-3).str()),
+            "record 0, field f: negative length -3");
+  EXPECT_EQ(ErrorOfValue(R"(["null","double"])",
+                         "\x02"
+                         "1234567"),
+            "record 0, field f: length 8 but only 7 bytes left");
   EXPECT_EQ(ErrorOfValue(R"({"type":"enum","name":"e","symbols":["A"]})", Encoder().Int(1).str()),
             "record 0, field f: enum index 1 of e, which has 1 symbols");
   EXPECT_EQ(ErrorOfValue(R"(["null","int"])", Encoder().Long(2).str()),
             "record 0, field f: union branch 2 of a union of 2");
   EXPECT_EQ(ErrorOfValue(R"(["null","int"])", Encoder().Long(-1).str()),
             "record 0, field f: union branch -1 of a union of 2");
-  EXPECT_EQ(ErrorOfValue(R"({"type":"array","items":"long"})", Encoder().Long(int64_t{1} << 40).str()),
-            "record 0, field f: block of 1099511627776 items but only 0 bytes left");
+  EXPECT_EQ(
+      ErrorOfValue(R"({"type":"array","items":"long"})", Encoder().Long(int64_t{1} << 40).str()),
+      "record 0, field f: block of 1099511627776 items but only 0 bytes left");
   EXPECT_EQ(ErrorOfValue(R"({"type":"array","items":"double"})", Encoder().Long(2).Double(1).str()),
             "record 0, field f: block of 2 items but only 8 bytes left");
-  EXPECT_EQ(ErrorOfValue(R"({"type":"array","items":"long"})", Encoder().Long(-1).Long(100).Long(1).str()),
+  EXPECT_EQ(ErrorOfValue(R"({"type":"array","items":"long"})",
+                         Encoder().Long(-1).Long(100).Long(1).str()),
             "record 0, field f: block byte size 100 with 1 bytes left");
   EXPECT_EQ(ErrorOfValue(R"({"type":"array","items":"long"})", Encoder().Long(INT64_MIN).str()),
             "record 0, field f: invalid block count");
-  EXPECT_EQ(ErrorOfValue(R"({"type":"map","values":"long"})", Encoder().Long(3).String("a").Long(1).str()),
+  EXPECT_EQ(ErrorOfValue(R"({"type":"map","values":"long"})",
+                         Encoder().Long(3).String("a").Long(1).str()),
             "record 0, field f: block of 3 items but only 3 bytes left");
   EXPECT_EQ(ErrorOfValue(R"({"type":"array","items":"long"})", Encoder().Long(1).Long(1).str()),
             "record 0, field f: truncated varint");
   const std::string dec = R"({"type":"bytes","logicalType":"decimal","precision":3,"scale":1})";
-  EXPECT_EQ(ErrorOfValue(dec, Encoder().Bytes("").str()), "record 0, field f: a decimal of zero bytes");
+  EXPECT_EQ(ErrorOfValue(dec, Encoder().Bytes("").str()),
+            "record 0, field f: a decimal of zero bytes");
   EXPECT_EQ(ErrorOfValue(dec, Encoder().Bytes(std::string("\x03\xe8", 2)).str()),
             "record 0, field f: decimal value has more than 3 digits (decimal(3,1))");
   EXPECT_EQ(ErrorOfValue(dec, Encoder().Bytes(std::string(17, '\x01')).str()),
             "record 0, field f: decimal(3,1) value of 17 bytes out of range");
-  EXPECT_EQ(ErrorOfValue(R"({"type":"long","logicalType":"timestamp-millis"})", Encoder().Long(INT64_MAX).str()),
+  EXPECT_EQ(ErrorOfValue(R"({"type":"long","logicalType":"timestamp-millis"})",
+                         Encoder().Long(INT64_MAX).str()),
             "record 0, field f: timestamp-millis 9223372036854775807 overflows microseconds");
   // A nested record's error names the top-level field.
-  EXPECT_EQ(ErrorOfValue(R"({"type":"record","name":"in","fields":[{"name":"a","type":"int"},{"name":"b","type":"string"}]})",
-                         Encoder().Int(1).Long(5).str()),
-            "record 0, field f: length 5 but only 0 bytes left");
+  EXPECT_EQ(
+      ErrorOfValue(
+          R"({"type":"record","name":"in","fields":[{"name":"a","type":"int"},{"name":"b","type":"string"}]})",
+          Encoder().Int(1).Long(5).str()),
+      "record 0, field f: length 5 but only 0 bytes left");
 }
 
 TEST(AvroReaderCorruptionTest, SchemaRefusalsNameTheFile) {
-  std::string e = ErrorOf(Header(R"({"type":"record","name":"r","fields":[{"name":"n","type":"null"}]})", "null"));
-  EXPECT_EQ(e, "NotImplemented: avro: t.avro: avro field n: Avro null outside a union is Spark's NullType, which "
-               "weir (and Delta's Parquet files) cannot store");
+  std::string e = ErrorOf(
+      Header(R"({"type":"record","name":"r","fields":[{"name":"n","type":"null"}]})", "null"));
+  EXPECT_EQ(e,
+            "NotImplemented: avro: t.avro: avro field n: Avro null outside a union is Spark's "
+            "NullType, which "
+            "weir (and Delta's Parquet files) cannot store");
   std::string deep = R"("int")";
   for (int i = 0; i < 100; ++i) deep = R"({"type":"array","items":)" + deep + "}";
-  e = ErrorOf(Header(R"({"type":"record","name":"r","fields":[{"name":"n","type":)" + deep + "}]}", "null"));
+  e = ErrorOf(Header(R"({"type":"record","name":"r","fields":[{"name":"n","type":)" + deep + "}]}",
+                     "null"));
   EXPECT_EQ(e, "NotImplemented: avro: t.avro: avro schema: nested deeper than 64 levels");
 }
 
 TEST(AvroReaderTest, ArraysAndMapsOfManyBlocks) {
   // Items in many blocks, and nested: ARRAY<MAP<STRING, ARRAY<INT>>>.
-  std::string schema = R"({"type":"record","name":"r","fields":[{"name":"a","type":{"type":"array","items":
+  std::string schema =
+      R"({"type":"record","name":"r","fields":[{"name":"a","type":{"type":"array","items":
       {"type":"map","values":{"type":"array","items":"int"}}}}]})";
   Encoder e;
   e.Long(1).Long(1).String("k").Long(1).Int(1).Long(1).Int(2).Long(0).Long(0);  // [{k: [1, 2]}]
-  e.Long(1).Long(0).Long(0);                                                     // , {}]
+  e.Long(1).Long(0).Long(0);                                                    // , {}]
   ASSERT_OK_AND_ASSIGN(Batch b, ReadFile(ContainerFile(schema, "snappy", {Block{1, e.str()}})));
   EXPECT_EQ(b.schema.ToDdl(), "a ARRAY<MAP<STRING, ARRAY<INT>>> NOT NULL");
   const auto& list = *b.schema.fields[0].type;

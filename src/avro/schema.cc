@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace weir::avro {
 
@@ -15,20 +14,34 @@ using columnar::Field;
 
 std::string_view TypeName(Type type) {
   switch (type) {
-    case Type::kNull: return "null";
-    case Type::kBoolean: return "boolean";
-    case Type::kInt: return "int";
-    case Type::kLong: return "long";
-    case Type::kFloat: return "float";
-    case Type::kDouble: return "double";
-    case Type::kBytes: return "bytes";
-    case Type::kString: return "string";
-    case Type::kRecord: return "record";
-    case Type::kEnum: return "enum";
-    case Type::kArray: return "array";
-    case Type::kMap: return "map";
-    case Type::kUnion: return "union";
-    case Type::kFixed: return "fixed";
+    case Type::kNull:
+      return "null";
+    case Type::kBoolean:
+      return "boolean";
+    case Type::kInt:
+      return "int";
+    case Type::kLong:
+      return "long";
+    case Type::kFloat:
+      return "float";
+    case Type::kDouble:
+      return "double";
+    case Type::kBytes:
+      return "bytes";
+    case Type::kString:
+      return "string";
+    case Type::kRecord:
+      return "record";
+    case Type::kEnum:
+      return "enum";
+    case Type::kArray:
+      return "array";
+    case Type::kMap:
+      return "map";
+    case Type::kUnion:
+      return "union";
+    case Type::kFixed:
+      return "fixed";
   }
   return "?";
 }
@@ -48,8 +61,10 @@ int JsonDepth(std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
@@ -86,8 +101,8 @@ class SchemaParser {
 
   Result<const Node*> Parse(const Json& j, const std::string& ns, int depth) {
     if (depth > kMaxNesting) {
-      return Status::NotImplemented("avro schema: nested deeper than " + std::to_string(kMaxNesting) +
-                                    " levels");
+      return Status::NotImplemented("avro schema: nested deeper than " +
+                                    std::to_string(kMaxNesting) + " levels");
     }
     if (j.is_string()) return Resolve(j.get<std::string>(), ns);
     if (j.is_array()) return ParseUnion(j, ns, depth);
@@ -240,7 +255,8 @@ class SchemaParser {
       WEIR_ASSIGN_OR_RETURN(const Node* branch, Parse(b, ns, depth + 1));
       if (branch->type == Type::kUnion) return Bad("a union directly inside a union");
       std::string key = branch->name.empty() ? std::string(TypeName(branch->type)) : branch->name;
-      if (!seen.insert(key).second) return Bad("the union " + Short(j) + " lists " + key + " twice");
+      if (!seen.insert(key).second)
+        return Bad("the union " + Short(j) + " lists " + key + " twice");
       n->children.push_back(branch);
     }
     if (n->children.empty()) return Bad("an empty union");
@@ -254,14 +270,22 @@ class SchemaParser {
     if (lt == j.end() || !lt->is_string()) return;
     const std::string name = lt->get<std::string>();
     const Type t = n->type;
-    if (name == "date" && t == Type::kInt) n->logical = LogicalType::kDate;
-    else if (name == "time-millis" && t == Type::kInt) n->logical = LogicalType::kTimeMillis;
-    else if (name == "time-micros" && t == Type::kLong) n->logical = LogicalType::kTimeMicros;
-    else if (name == "timestamp-millis" && t == Type::kLong) n->logical = LogicalType::kTimestampMillis;
-    else if (name == "timestamp-micros" && t == Type::kLong) n->logical = LogicalType::kTimestampMicros;
-    else if (name == "local-timestamp-millis" && t == Type::kLong) n->logical = LogicalType::kLocalTimestampMillis;
-    else if (name == "local-timestamp-micros" && t == Type::kLong) n->logical = LogicalType::kLocalTimestampMicros;
-    else if (name == "uuid" && t == Type::kString) n->logical = LogicalType::kUuid;
+    if (name == "date" && t == Type::kInt)
+      n->logical = LogicalType::kDate;
+    else if (name == "time-millis" && t == Type::kInt)
+      n->logical = LogicalType::kTimeMillis;
+    else if (name == "time-micros" && t == Type::kLong)
+      n->logical = LogicalType::kTimeMicros;
+    else if (name == "timestamp-millis" && t == Type::kLong)
+      n->logical = LogicalType::kTimestampMillis;
+    else if (name == "timestamp-micros" && t == Type::kLong)
+      n->logical = LogicalType::kTimestampMicros;
+    else if (name == "local-timestamp-millis" && t == Type::kLong)
+      n->logical = LogicalType::kLocalTimestampMillis;
+    else if (name == "local-timestamp-micros" && t == Type::kLong)
+      n->logical = LogicalType::kLocalTimestampMicros;
+    else if (name == "uuid" && t == Type::kString)
+      n->logical = LogicalType::kUuid;
     else if (name == "decimal" && (t == Type::kBytes || t == Type::kFixed)) {
       auto p = j.find("precision");
       auto s = j.find("scale");
@@ -272,7 +296,8 @@ class SchemaParser {
       if (precision <= 0 || scale < 0 || scale > precision || precision > INT32_MAX) return;
       if (t == Type::kFixed) {
         // Avro: floor(log10(2) * (8 * size - 1)) digits fit in `size` bytes.
-        const double max_digits = std::floor(std::log10(2.0) * (8.0 * static_cast<double>(n->fixed_size) - 1));
+        const double max_digits =
+            std::floor(std::log10(2.0) * (8.0 * static_cast<double>(n->fixed_size) - 1));
         if (static_cast<double>(precision) > max_digits) return;
       }
       n->logical = LogicalType::kDecimal;
@@ -294,14 +319,29 @@ int64_t MinSize(const Node* n, std::map<const Node*, int64_t>* memo) {
   (*memo)[n] = 0;
   int64_t size = 0;
   switch (n->type) {
-    case Type::kNull: size = 0; break;
-    case Type::kBoolean: case Type::kInt: case Type::kLong: case Type::kBytes: case Type::kString:
-    case Type::kEnum: case Type::kArray: case Type::kMap: case Type::kUnion:
+    case Type::kNull:
+      size = 0;
+      break;
+    case Type::kBoolean:
+    case Type::kInt:
+    case Type::kLong:
+    case Type::kBytes:
+    case Type::kString:
+    case Type::kEnum:
+    case Type::kArray:
+    case Type::kMap:
+    case Type::kUnion:
       size = 1;  // a varint (a union's branch index precedes its value, which may be null)
       break;
-    case Type::kFloat: size = 4; break;
-    case Type::kDouble: size = 8; break;
-    case Type::kFixed: size = n->fixed_size; break;
+    case Type::kFloat:
+      size = 4;
+      break;
+    case Type::kDouble:
+      size = 8;
+      break;
+    case Type::kFixed:
+      size = n->fixed_size;
+      break;
     case Type::kRecord:
       for (const Node* c : n->children) size = std::min(kSizeCap, size + MinSize(c, memo));
       break;
@@ -333,7 +373,8 @@ void Annotate(Schema* schema, const std::vector<std::unique_ptr<Node>>& nodes) {
     n->union_as_struct = !direct;
     n->union_member.clear();
     int member = 0;
-    for (const Node* c : n->children) n->union_member.push_back(c->type == Type::kNull ? -1 : member++);
+    for (const Node* c : n->children)
+      n->union_member.push_back(c->type == Type::kNull ? -1 : member++);
   }
 }
 
@@ -341,8 +382,8 @@ void Annotate(Schema* schema, const std::vector<std::unique_ptr<Node>>& nodes) {
 
 Result<Schema> ParseSchema(std::string_view json) {
   if (JsonDepth(json) > kMaxJsonDepth) {
-    return Status::NotImplemented("avro schema: JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
-                                  " levels");
+    return Status::NotImplemented("avro schema: JSON nested deeper than " +
+                                  std::to_string(kMaxJsonDepth) + " levels");
   }
   Json j = Json::parse(json, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return Bad("avro.schema is not JSON");
@@ -366,11 +407,13 @@ class SparkMapper {
   Result<SparkType> Map(const Node& n, const std::string& path, int depth) {
     const std::string where = "avro field " + (path.empty() ? std::string("(top level)") : path);
     if (++visited_ > kMaxSparkNodes) {
-      return Status::NotImplemented("avro schema maps to more than " + std::to_string(kMaxSparkNodes) +
+      return Status::NotImplemented("avro schema maps to more than " +
+                                    std::to_string(kMaxSparkNodes) +
                                     " Spark types (named types used many times)");
     }
     if (depth > kMaxNesting) {
-      return Status::NotImplemented(where + ": nested deeper than " + std::to_string(kMaxNesting) + " levels");
+      return Status::NotImplemented(where + ": nested deeper than " + std::to_string(kMaxNesting) +
+                                    " levels");
     }
     if (n.spark_catalyst_type) {
       return Status::NotImplemented(where + ": an Avro " + std::string(TypeName(n.type)) +
@@ -379,23 +422,32 @@ class SparkMapper {
     }
     switch (n.type) {
       case Type::kNull:
-        return Status::NotImplemented(where + ": Avro null outside a union is Spark's NullType, which "
+        return Status::NotImplemented(where +
+                                      ": Avro null outside a union is Spark's NullType, which "
                                       "weir (and Delta's Parquet files) cannot store");
-      case Type::kBoolean: return SparkType{DataType::Boolean(), false};
+      case Type::kBoolean:
+        return SparkType{DataType::Boolean(), false};
       case Type::kInt:
-        return SparkType{n.logical == LogicalType::kDate ? DataType::Date() : DataType::Int32(), false};
+        return SparkType{n.logical == LogicalType::kDate ? DataType::Date() : DataType::Int32(),
+                         false};
       case Type::kLong:
         switch (n.logical) {
           case LogicalType::kTimestampMillis:
-          case LogicalType::kTimestampMicros: return SparkType{DataType::Timestamp(), false};
+          case LogicalType::kTimestampMicros:
+            return SparkType{DataType::Timestamp(), false};
           case LogicalType::kLocalTimestampMillis:
-          case LogicalType::kLocalTimestampMicros: return SparkType{DataType::TimestampNtz(), false};
-          default: return SparkType{DataType::Int64(), false};
+          case LogicalType::kLocalTimestampMicros:
+            return SparkType{DataType::TimestampNtz(), false};
+          default:
+            return SparkType{DataType::Int64(), false};
         }
-      case Type::kFloat: return SparkType{DataType::Float(), false};
-      case Type::kDouble: return SparkType{DataType::Double(), false};
+      case Type::kFloat:
+        return SparkType{DataType::Float(), false};
+      case Type::kDouble:
+        return SparkType{DataType::Double(), false};
       case Type::kString:
-      case Type::kEnum: return SparkType{DataType::String(), false};
+      case Type::kEnum:
+        return SparkType{DataType::String(), false};
       case Type::kBytes:
       case Type::kFixed:
         if (n.logical == LogicalType::kDecimal) {
@@ -419,7 +471,8 @@ class SparkMapper {
         in_progress_.insert(&n);
         std::vector<Field> fields;
         for (size_t i = 0; i < n.children.size(); ++i) {
-          WEIR_ASSIGN_OR_RETURN(SparkType t, Map(*n.children[i], Join(path, n.field_names[i]), depth + 1));
+          WEIR_ASSIGN_OR_RETURN(SparkType t,
+                                Map(*n.children[i], Join(path, n.field_names[i]), depth + 1));
           fields.push_back(Field{n.field_names[i], t.type, t.nullable});
         }
         in_progress_.erase(&n);
@@ -429,7 +482,8 @@ class SparkMapper {
         const Node& items = *n.children[0];
         WEIR_ASSIGN_OR_RETURN(SparkType t, Map(items, Join(path, "element"), depth + 1));
         if (items.min_size == 0) {
-          return Status::NotImplemented(where + ": array items that take no bytes are not supported");
+          return Status::NotImplemented(where +
+                                        ": array items that take no bytes are not supported");
         }
         return SparkType{DataType::List(t.type, t.nullable), false};
       }
@@ -444,7 +498,8 @@ class SparkMapper {
         }
         const bool has_null = non_null.size() < n.children.size();
         if (non_null.empty()) {
-          return Status::NotImplemented(where + ": a union of null alone is Spark's NullType, which weir "
+          return Status::NotImplemented(where +
+                                        ": a union of null alone is Spark's NullType, which weir "
                                         "cannot store");
         }
         if (!n.union_as_struct) {
@@ -452,7 +507,8 @@ class SparkMapper {
             WEIR_ASSIGN_OR_RETURN(SparkType t, Map(*non_null[0], path, depth + 1));
             return SparkType{t.type, t.nullable || has_null};
           }
-          const bool floating = non_null[0]->type == Type::kFloat || non_null[0]->type == Type::kDouble;
+          const bool floating =
+              non_null[0]->type == Type::kFloat || non_null[0]->type == Type::kDouble;
           return SparkType{floating ? DataType::Double() : DataType::Int64(), has_null};
         }
         std::vector<Field> fields;
@@ -488,7 +544,8 @@ Result<columnar::Schema> ToSparkSchema(const Schema& schema) {
   }
   WEIR_ASSIGN_OR_RETURN(SparkType t, ToSparkType(root, ""));
   if (root.min_size == 0) {
-    return Status::NotImplemented("avro record " + root.name + ": records that take no bytes are not supported");
+    return Status::NotImplemented("avro record " + root.name +
+                                  ": records that take no bytes are not supported");
   }
   columnar::Schema out;
   out.fields = t.type->children();

@@ -8,13 +8,13 @@
 // ToSparkType() is spark-avro's SchemaConverters.toSqlType (Spark 4):
 //   boolean BOOLEAN, int INT, long BIGINT, float FLOAT, double DOUBLE, string STRING,
 //   bytes/fixed BINARY, enum STRING, record STRUCT (field nullability from the field's type),
-//   array ARRAY (containsNull from the items), map MAP<STRING, V> (valueContainsNull from the values),
-//   date DATE, time-millis INT, time-micros BIGINT, timestamp-millis/micros TIMESTAMP,
-//   local-timestamp-millis/micros TIMESTAMP_NTZ, decimal (bytes or fixed) DECIMAL(p,s), uuid STRING;
-//   a union with null is its other branches, nullable: ["null", T] is a nullable T; [int, long] is
-//   BIGINT, [float, double] is DOUBLE, a one-branch union is its branch, and any other union is
-//   STRUCT<member0, member1, ...> (the non-null branches in order, every member nullable, exactly
-//   one set per row).
+//   array ARRAY (containsNull from the items), map MAP<STRING, V> (valueContainsNull from the
+//   values), date DATE, time-millis INT, time-micros BIGINT, timestamp-millis/micros TIMESTAMP,
+//   local-timestamp-millis/micros TIMESTAMP_NTZ, decimal (bytes or fixed) DECIMAL(p,s), uuid
+//   STRING; a union with null is its other branches, nullable: ["null", T] is a nullable T; [int,
+//   long] is BIGINT, [float, double] is DOUBLE, a one-branch union is its branch, and any other
+//   union is STRUCT<member0, member1, ...> (the non-null branches in order, every member nullable,
+//   exactly one set per row).
 // Refused (NotImplemented, naming the field): null outside a union (Spark's NullType; Delta
 // stores no such column), a union of null alone, recursive records, decimal precision over 38,
 // Spark's interval annotation (spark.sql.catalyst.type), nesting deeper than kMaxNesting, records
@@ -33,8 +33,20 @@
 namespace weir::avro {
 
 enum class Type : uint8_t {
-  kNull, kBoolean, kInt, kLong, kFloat, kDouble, kBytes, kString,
-  kRecord, kEnum, kArray, kMap, kUnion, kFixed,
+  kNull,
+  kBoolean,
+  kInt,
+  kLong,
+  kFloat,
+  kDouble,
+  kBytes,
+  kString,
+  kRecord,
+  kEnum,
+  kArray,
+  kMap,
+  kUnion,
+  kFixed,
 };
 
 enum class LogicalType : uint8_t {
@@ -58,11 +70,11 @@ std::string_view TypeName(Type type);
 struct Node {
   Type type = Type::kNull;
   LogicalType logical = LogicalType::kNone;
-  std::string name;               // full name of a record, enum or fixed
-  int precision = 0, scale = 0;   // decimal
-  int64_t fixed_size = 0;         // fixed
-  bool spark_catalyst_type = false;  // carries Spark's "spark.sql.catalyst.type" property
-  std::vector<std::string> symbols;  // enum
+  std::string name;                      // full name of a record, enum or fixed
+  int precision = 0, scale = 0;          // decimal
+  int64_t fixed_size = 0;                // fixed
+  bool spark_catalyst_type = false;      // carries Spark's "spark.sql.catalyst.type" property
+  std::vector<std::string> symbols;      // enum
   std::vector<std::string> field_names;  // record
   // record: the fields' types; array: {items}; map: {values}; union: the branches.
   std::vector<const Node*> children;

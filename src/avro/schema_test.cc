@@ -9,7 +9,8 @@ namespace {
 
 // The Spark DDL of a one-field record whose field has type `type_json`.
 std::string FieldDdl(const std::string& type_json) {
-  auto schema = ParseSchema(R"({"type":"record","name":"r","fields":[{"name":"f","type":)" + type_json + "}]}");
+  auto schema = ParseSchema(R"({"type":"record","name":"r","fields":[{"name":"f","type":)" +
+                            type_json + "}]}");
   if (!schema.ok()) return schema.status().ToString();
   auto spark = ToSparkSchema(*schema);
   if (!spark.ok()) return spark.status().ToString();
@@ -33,33 +34,47 @@ TEST(AvroSchemaTest, LogicalTypesAsSpark) {
   EXPECT_EQ(FieldDdl(R"({"type":"int","logicalType":"date"})"), "f DATE NOT NULL");
   EXPECT_EQ(FieldDdl(R"({"type":"int","logicalType":"time-millis"})"), "f INT NOT NULL");
   EXPECT_EQ(FieldDdl(R"({"type":"long","logicalType":"time-micros"})"), "f BIGINT NOT NULL");
-  EXPECT_EQ(FieldDdl(R"({"type":"long","logicalType":"timestamp-millis"})"), "f TIMESTAMP NOT NULL");
-  EXPECT_EQ(FieldDdl(R"({"type":"long","logicalType":"timestamp-micros"})"), "f TIMESTAMP NOT NULL");
-  EXPECT_EQ(FieldDdl(R"({"type":"long","logicalType":"local-timestamp-millis"})"), "f TIMESTAMP_NTZ NOT NULL");
-  EXPECT_EQ(FieldDdl(R"({"type":"long","logicalType":"local-timestamp-micros"})"), "f TIMESTAMP_NTZ NOT NULL");
+  EXPECT_EQ(FieldDdl(R"({"type":"long","logicalType":"timestamp-millis"})"),
+            "f TIMESTAMP NOT NULL");
+  EXPECT_EQ(FieldDdl(R"({"type":"long","logicalType":"timestamp-micros"})"),
+            "f TIMESTAMP NOT NULL");
+  EXPECT_EQ(FieldDdl(R"({"type":"long","logicalType":"local-timestamp-millis"})"),
+            "f TIMESTAMP_NTZ NOT NULL");
+  EXPECT_EQ(FieldDdl(R"({"type":"long","logicalType":"local-timestamp-micros"})"),
+            "f TIMESTAMP_NTZ NOT NULL");
   EXPECT_EQ(FieldDdl(R"({"type":"long","logicalType":"timestamp-nanos"})"), "f BIGINT NOT NULL");
   EXPECT_EQ(FieldDdl(R"({"type":"string","logicalType":"uuid"})"), "f STRING NOT NULL");
   EXPECT_EQ(FieldDdl(R"({"type":"bytes","logicalType":"decimal","precision":9,"scale":2})"),
             "f DECIMAL(9,2) NOT NULL");
-  EXPECT_EQ(FieldDdl(R"({"type":"bytes","logicalType":"decimal","precision":5})"), "f DECIMAL(5,0) NOT NULL");
-  EXPECT_EQ(FieldDdl(R"({"type":"fixed","name":"d","size":16,"logicalType":"decimal","precision":38,"scale":10})"),
-            "f DECIMAL(38,10) NOT NULL");
-  EXPECT_EQ(FieldDdl(R"({"type":"fixed","name":"d","size":12,"logicalType":"duration"})"), "f BINARY NOT NULL");
+  EXPECT_EQ(FieldDdl(R"({"type":"bytes","logicalType":"decimal","precision":5})"),
+            "f DECIMAL(5,0) NOT NULL");
+  EXPECT_EQ(
+      FieldDdl(
+          R"({"type":"fixed","name":"d","size":16,"logicalType":"decimal","precision":38,"scale":10})"),
+      "f DECIMAL(38,10) NOT NULL");
+  EXPECT_EQ(FieldDdl(R"({"type":"fixed","name":"d","size":12,"logicalType":"duration"})"),
+            "f BINARY NOT NULL");
 }
 
 TEST(AvroSchemaTest, InvalidLogicalTypesAreIgnoredAsAvroDoes) {
   // On the wrong base type.
   EXPECT_EQ(FieldDdl(R"({"type":"long","logicalType":"date"})"), "f BIGINT NOT NULL");
   EXPECT_EQ(FieldDdl(R"({"type":"int","logicalType":"timestamp-millis"})"), "f INT NOT NULL");
-  EXPECT_EQ(FieldDdl(R"({"type":"string","logicalType":"decimal","precision":4})"), "f STRING NOT NULL");
-  // Invalid decimals: no precision, scale > precision, negative scale, too many digits for the fixed.
+  EXPECT_EQ(FieldDdl(R"({"type":"string","logicalType":"decimal","precision":4})"),
+            "f STRING NOT NULL");
+  // Invalid decimals: no precision, scale > precision, negative scale, too many digits for the
+  // fixed.
   EXPECT_EQ(FieldDdl(R"({"type":"bytes","logicalType":"decimal"})"), "f BINARY NOT NULL");
-  EXPECT_EQ(FieldDdl(R"({"type":"bytes","logicalType":"decimal","precision":2,"scale":3})"), "f BINARY NOT NULL");
-  EXPECT_EQ(FieldDdl(R"({"type":"bytes","logicalType":"decimal","precision":2,"scale":-1})"), "f BINARY NOT NULL");
-  EXPECT_EQ(FieldDdl(R"({"type":"fixed","name":"d","size":4,"logicalType":"decimal","precision":10})"),
+  EXPECT_EQ(FieldDdl(R"({"type":"bytes","logicalType":"decimal","precision":2,"scale":3})"),
             "f BINARY NOT NULL");
-  EXPECT_EQ(FieldDdl(R"({"type":"fixed","name":"d","size":4,"logicalType":"decimal","precision":9})"),
-            "f DECIMAL(9,0) NOT NULL");
+  EXPECT_EQ(FieldDdl(R"({"type":"bytes","logicalType":"decimal","precision":2,"scale":-1})"),
+            "f BINARY NOT NULL");
+  EXPECT_EQ(
+      FieldDdl(R"({"type":"fixed","name":"d","size":4,"logicalType":"decimal","precision":10})"),
+      "f BINARY NOT NULL");
+  EXPECT_EQ(
+      FieldDdl(R"({"type":"fixed","name":"d","size":4,"logicalType":"decimal","precision":9})"),
+      "f DECIMAL(9,0) NOT NULL");
   // A logicalType on the field rather than its type is not the type's.
   auto schema = ParseSchema(
       R"({"type":"record","name":"r","fields":[{"name":"f","type":"long","logicalType":"timestamp-millis"}]})");
@@ -80,10 +95,12 @@ TEST(AvroSchemaTest, UnionsAsSpark) {
             "f STRUCT<member0: INT, member1: STRING, member2: BINARY>");
   EXPECT_EQ(FieldDdl(R"(["null",{"type":"array","items":["null","long"]}])"), "f ARRAY<BIGINT>");
   EXPECT_EQ(FieldDdl(R"({"type":"array","items":"long"})"), "f ARRAY<BIGINT> NOT NULL");
-  EXPECT_EQ(FieldDdl(R"({"type":"map","values":["null","string"]})"), "f MAP<STRING, STRING> NOT NULL");
+  EXPECT_EQ(FieldDdl(R"({"type":"map","values":["null","string"]})"),
+            "f MAP<STRING, STRING> NOT NULL");
   // containsNull / valueContainsNull from the items / values.
   auto nullability = [](const std::string& type) {
-    auto schema = ParseSchema(R"({"type":"record","name":"r","fields":[{"name":"f","type":)" + type + "}]}");
+    auto schema =
+        ParseSchema(R"({"type":"record","name":"r","fields":[{"name":"f","type":)" + type + "}]}");
     columnar::TypePtr spark = ToSparkSchema(*schema)->fields[0].type;
     const auto& t = *spark;
     return t.id() == columnar::TypeId::kList ? t.element().nullable : t.value().nullable;
@@ -112,7 +129,8 @@ TEST(AvroSchemaTest, NamedTypesNamespacesAndReferences) {
   ASSERT_OK(spark.status());
   EXPECT_EQ(spark->ToDdl(),
             "a STRUCT<v: INT NOT NULL> NOT NULL, b STRUCT<v: INT NOT NULL> NOT NULL, "
-            "c STRUCT<v: INT NOT NULL> NOT NULL, d BINARY NOT NULL, e BINARY NOT NULL, g STRING NOT NULL, h STRING");
+            "c STRUCT<v: INT NOT NULL> NOT NULL, d BINARY NOT NULL, e BINARY NOT NULL, g STRING "
+            "NOT NULL, h STRING");
 }
 
 TEST(AvroSchemaTest, MalformedSchemasAreCorruption) {
@@ -128,11 +146,13 @@ TEST(AvroSchemaTest, MalformedSchemasAreCorruption) {
   check(R"("Nope")", "undefined name 'Nope'");
   check(R"({"type":"record","name":"r"})", "no \"fields\" array");
   check(R"({"type":"record","fields":[]})", "without a \"name\"");
-  check(R"({"type":"record","name":"r","fields":[{"name":"a","type":"int"},{"name":"a","type":"int"}]})",
-        "two fields named 'a'");
+  check(
+      R"({"type":"record","name":"r","fields":[{"name":"a","type":"int"},{"name":"a","type":"int"}]})",
+      "two fields named 'a'");
   check(R"({"type":"record","name":"r","fields":[{"name":"a"}]})", "has no \"type\"");
-  check(R"({"type":"record","name":"r","fields":[{"name":"a","type":{"type":"enum","name":"r","symbols":[]}}]})",
-        "'r' is defined twice");
+  check(
+      R"({"type":"record","name":"r","fields":[{"name":"a","type":{"type":"enum","name":"r","symbols":[]}}]})",
+      "'r' is defined twice");
   check(R"({"type":"enum","name":"e"})", "no \"symbols\"");
   check(R"({"type":"fixed","name":"f","size":-1})", "needs a \"size\"");
   check(R"({"type":"array"})", "without \"items\"");
@@ -151,22 +171,28 @@ TEST(AvroSchemaTest, WhatSparkCannotStoreIsRefused) {
   refused(R"("null")", "avro field f: Avro null outside a union is Spark's NullType");
   refused(R"(["null"])", "avro field f: a union of null alone");
   refused(R"({"type":"array","items":"null"})", "avro field f.element: Avro null");
-  refused(R"({"type":"bytes","logicalType":"decimal","precision":39})", "decimal(39,0) has more than 38 digits");
+  refused(R"({"type":"bytes","logicalType":"decimal","precision":39})",
+          "decimal(39,0) has more than 38 digits");
   refused(R"({"type":"record","name":"empty","fields":[]})", "record 'empty' has no fields");
-  refused(R"({"type":"int","spark.sql.catalyst.type":"interval year to month"})", "spark.sql.catalyst.type");
-  refused(R"({"type":"array","items":{"type":"fixed","name":"z","size":0}})", "array items that take no bytes");
-  auto recursive = ParseSchema(R"({"type":"record","name":"Node","fields":[{"name":"v","type":"int"},
+  refused(R"({"type":"int","spark.sql.catalyst.type":"interval year to month"})",
+          "spark.sql.catalyst.type");
+  refused(R"({"type":"array","items":{"type":"fixed","name":"z","size":0}})",
+          "array items that take no bytes");
+  auto recursive =
+      ParseSchema(R"({"type":"record","name":"Node","fields":[{"name":"v","type":"int"},
       {"name":"next","type":["null","Node"]}]})");
   ASSERT_OK(recursive.status());
   auto spark = ToSparkSchema(*recursive);
   ASSERT_FALSE(spark.ok());
-  EXPECT_EQ(spark.status().ToString(),
-            "NotImplemented: avro field next: recursive reference to record 'Node', which Spark cannot "
-            "process either");
+  EXPECT_EQ(
+      spark.status().ToString(),
+      "NotImplemented: avro field next: recursive reference to record 'Node', which Spark cannot "
+      "process either");
   auto not_record = ParseSchema(R"("long")");
   ASSERT_OK(not_record.status());
-  EXPECT_NE(ToSparkSchema(*not_record).status().message().find("the Avro schema is long, not a record"),
-            std::string::npos);
+  EXPECT_NE(
+      ToSparkSchema(*not_record).status().message().find("the Avro schema is long, not a record"),
+      std::string::npos);
 }
 
 TEST(AvroSchemaTest, DeepAndWideSchemasAreRefusedNotFollowed) {
@@ -181,12 +207,14 @@ TEST(AvroSchemaTest, DeepAndWideSchemasAreRefusedNotFollowed) {
   EXPECT_TRUE(ParseSchema(brackets).status().IsNotImplemented());
 
   // Named types referenced twice at each of 40 levels: 2^40 Spark types if followed.
-  std::string json = R"({"type":"record","name":"r","fields":[{"name":"t0","type":{"type":"record","name":"T0","fields":[{"name":"v","type":"int"}]}})";
+  std::string json =
+      R"({"type":"record","name":"r","fields":[{"name":"t0","type":{"type":"record","name":"T0","fields":[{"name":"v","type":"int"}]}})";
   std::string inner;
   for (int i = 1; i <= 40; ++i) {
     std::string prev = "T" + std::to_string(i - 1);
-    json += R"(,{"name":"t)" + std::to_string(i) + R"(","type":{"type":"record","name":"T)" + std::to_string(i) +
-            R"(","fields":[{"name":"a","type":")" + prev + R"("},{"name":"b","type":")" + prev + R"("}]}})";
+    json += R"(,{"name":"t)" + std::to_string(i) + R"(","type":{"type":"record","name":"T)" +
+            std::to_string(i) + R"(","fields":[{"name":"a","type":")" + prev +
+            R"("},{"name":"b","type":")" + prev + R"("}]}})";
   }
   json += "]}";
   auto wide = ParseSchema(json);

@@ -2,15 +2,15 @@
 // For the avro module's tests (and fuzz seeds); weir itself does not write Avro.
 #pragma once
 
+#include <snappy.h>
+#include <zlib.h>
+
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <snappy.h>
-#include <zlib.h>
 
 #include "compress/compress.h"
 
@@ -80,9 +80,10 @@ inline std::string CompressBlock(std::string_view codec, std::string_view data) 
   if (codec == "snappy") {
     std::string out;
     snappy::Compress(data.data(), data.size(), &out);
-    const uint32_t crc = static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(data.data()),
-                                                     static_cast<uInt>(data.size())));
-    for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((crc >> shift) & 0xff));
+    const uint32_t crc = static_cast<uint32_t>(
+        crc32(0L, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
+    for (int shift = 24; shift >= 0; shift -= 8)
+      out.push_back(static_cast<char>((crc >> shift) & 0xff));
     return out;
   }
   if (codec == "zstandard") {
@@ -100,7 +101,8 @@ struct Block {
 
 inline const std::string kSync = "0123456789ABCDEF";
 
-inline std::string ContainerFile(std::string_view schema, std::string_view codec, const std::vector<Block>& blocks,
+inline std::string ContainerFile(std::string_view schema, std::string_view codec,
+                                 const std::vector<Block>& blocks,
                                  std::vector<std::pair<std::string, std::string>> extra_meta = {}) {
   Encoder e;
   e.Raw(std::string_view("Obj\x01", 4));
