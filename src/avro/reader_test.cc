@@ -1,6 +1,7 @@
 #include "avro/reader.h"
 
 #include <gtest/gtest.h>
+#include <zstd.h>
 
 #include <cmath>
 
@@ -245,6 +246,20 @@ std::string LongsFile(const std::string& codec, int blocks, int rows_per_block) 
   }
   return ContainerFile(R"({"type":"record","name":"r","fields":[{"name":"v","type":"long"}]})",
                        codec, bs);
+}
+
+TEST(AvroReaderTest, ZstdFramesWithoutContentSize) {
+  Encoder e;
+  for (int i = 0; i < 5000; ++i) e.Long(i * 7);
+  std::string stored = testing::StreamedZstd(e.str());
+  ASSERT_EQ(ZSTD_getFrameContentSize(stored.data(), stored.size()), ZSTD_CONTENTSIZE_UNKNOWN);
+  Encoder file;
+  file.Raw(testing::ContainerFile(
+      R"({"type":"record","name":"r","fields":[{"name":"v","type":"long"}]})", "zstandard", {}));
+  file.Long(5000).Long(static_cast<int64_t>(stored.size())).Raw(stored).Raw(testing::kSync);
+  ASSERT_OK_AND_ASSIGN(Batch b, ReadFile(file.str()));
+  ASSERT_EQ(b.num_rows(), 5000);
+  EXPECT_EQ(b.columns[0].Value<int64_t>(4999), 4999 * 7);
 }
 
 TEST(AvroReaderTest, BatchesAreWholeBlocks) {

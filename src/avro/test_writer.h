@@ -4,6 +4,7 @@
 
 #include <snappy.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <cstdint>
 #include <cstring>
@@ -59,6 +60,24 @@ class Encoder {
  private:
   std::string out_;
 };
+
+// A zstd frame written by streaming, without its content size (as Java's ZstdOutputStream,
+// which Apache Avro's Java codec uses, writes it), in two flushed chunks.
+inline std::string StreamedZstd(std::string_view in) {
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
+  std::string out(ZSTD_compressBound(in.size()) + 64, '\0');
+  ZSTD_outBuffer o{out.data(), out.size(), 0};
+  const size_t half = in.size() / 2;
+  ZSTD_inBuffer first{in.data(), half, 0};
+  ZSTD_compressStream2(c, &o, &first, ZSTD_e_flush);
+  ZSTD_inBuffer rest{in.data() + half, in.size() - half, 0};
+  while (ZSTD_compressStream2(c, &o, &rest, ZSTD_e_end) != 0) {
+  }
+  ZSTD_freeCCtx(c);
+  out.resize(o.pos);
+  return out;
+}
 
 inline std::string RawDeflate(std::string_view in) {
   z_stream s{};
