@@ -5,7 +5,8 @@
 # `weir table append --format avro` loads them; delta-rs reads weir's Delta table back and
 # tests/tools/avro_peer.py compares it value by value with fastavro's reading of the same files,
 # mapped as Spark's spark-avro maps Avro to SQL types; and Spark itself (its spark-avro source,
-# the jar beside Delta's) reads the same files into the same schema and values as weir's table.
+# the jar beside Delta's) reads the same files into the same schema and values as weir's table,
+# and writes Avro files (snappy) that weir loads into what Spark reads from them.
 #  1. every codec into one table (created from the first file's schema, then appended to)
 #  2. a folder of .avro files in one append
 #  3. refusals leave the table as it was: a truncated file, a bad sync marker, a file that is not
@@ -58,15 +59,17 @@ check "a general union is Spark's STRUCT<member0, ...>" has_line \
   "  u STRUCT<member0: INT, member1: STRING, member2: STRUCT<x: INT NOT NULL, tags: ARRAY<STRING> NOT NULL>>" \
   "$WEIR" table describe "$work/t"
 # Spark itself as the reference: spark-avro's schema of the files (SchemaConverters.toSqlType,
-# nullability included) is the table's, and Spark's rows of the files are the table's.
+# nullability included) is the table's, and Spark's rows of the files are the table's; then Spark
+# writes the rows as Avro itself (snappy), weir loads its files, and the same holds.
 spark_reads_like_weir() {
-  TZ=UTC peer spark-compare "$work/t" "$peers/jars" "$work"/in/*.avro 2> "$work/spark.log" && return 0
+  TZ=UTC peer spark-compare "$work/t" "$peers/jars" "$work"/in/*.avro --weir "$WEIR" "$work" \
+    2> "$work/spark.log" && return 0
   echo "--- last lines of Spark's log:"
   grep -v -E '^\s*at |WARN' "$work/spark.log" | tail -12
   return 1
 }
 if command -v java > /dev/null && ls "$peers"/jars/spark-avro_*.jar > /dev/null 2>&1; then
-  check "Spark (spark-avro) reads the files as weir's table holds them: schema and every value" \
+  check "Spark (spark-avro) reads the files as weir's table holds them, and Spark's own files too" \
     spark_reads_like_weir
 elif [ "${CI:-}" = "true" ]; then
   check "java and spark-avro are installed (scripts/install-python-peers.sh)" false

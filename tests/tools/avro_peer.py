@@ -15,11 +15,13 @@ usage:
                                       Capture's EventData schema) and DIR/expected.json, the Kafka
                                       source rows weir should make of it
   avro_peer.py compare-capture TABLE EXPECTED
-  avro_peer.py spark-compare TABLE JARS FILE...
+  avro_peer.py spark-compare TABLE JARS FILE... [--weir WEIR WORKDIR]
                                       Spark with spark-avro as the reference: its schema of the
                                       files (SchemaConverters.toSqlType) is the table's, and its
                                       rows of the files are the table's (JARS: Delta Lake's and
-                                      spark-avro's jars)
+                                      spark-avro's jars); with --weir, Spark also writes the rows
+                                      as Avro (snappy), weir loads them, and the same holds for
+                                      Spark's files
 """
 import datetime as dt
 import decimal
@@ -415,10 +417,13 @@ def compare_capture(table, expected_path):
     return 0
 
 
-def spark_compare(table, jars, files):
+def spark_compare(table, jars, files, weir_bin=None, work=None):
     """Spark itself (spark-avro) as the reference: its schema of the files (SchemaConverters, with
-    nullability) must be weir's table schema, and its rows of the files weir's table's rows."""
+    nullability) must be weir's table schema, and its rows of the files weir's table's rows. With
+    weir_bin, Spark also writes the rows as Avro (snappy, its default), weir loads
+    Spark's files into new tables, and those must equal Spark's reading of its files too."""
     import glob
+    import subprocess
     import time
     os.environ["TZ"] = "UTC"
     time.tzset()
@@ -435,22 +440,27 @@ def spark_compare(table, jars, files):
              .config("spark.driver.host", "127.0.0.1")
              # Files not written by Spark: values as written (proleptic Gregorian), as weir reads them.
              .config("spark.sql.avro.datetimeRebaseModeInRead", "CORRECTED")
+             .config("spark.sql.avro.datetimeRebaseModeInWrite", "CORRECTED")
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     problems = []
     jvm = spark._jvm
-    with open(files[0], "rb") as f:
-        writer_schema = json.dumps(fastavro.reader(f).writer_schema)
-    avro_schema = jvm.org.apache.avro.Schema.Parser().parse(writer_schema)
-    spark_type = jvm.org.apache.spark.sql.avro.SchemaConverters.toSqlType(avro_schema).dataType().json()
+    from deltalake import DeltaTable
+
+    def same_schema(avro_file, table_path, what):
+        with open(avro_file, "rb") as f:
+            writer_schema = json.dumps(fastavro.reader(f).writer_schema)
+        avro_schema = jvm.org.apache.avro.Schema.Parser().parse(writer_schema)
+        spark_type = jvm.org.apache.spark.sql.avro.SchemaConverters.toSqlType(avro_schema).dataType().json()
+        table_type = json.loads(DeltaTable(table_path).schema().to_json())
+        if json.loads(spark_type) != table_type:
+            problems.append("%s: schema: spark-avro %s\n        weir's table %s"
+                            % (what, spark_type, json.dumps(table_type)))
+
     # weir's table: its schema from the Delta log, its rows from its Parquet files (Spark's Delta
     # reader is not asked: the point is the Avro mapping, not the table's protocol).
-    from deltalake import DeltaTable
-    delta = DeltaTable(table)
-    table_type = json.loads(delta.schema().to_json())
-    if json.loads(spark_type) != table_type:
-        problems.append("schema: spark-avro %s\n        weir's table %s" % (spark_type, json.dumps(table_type)))
-    weir = spark.read.parquet(*delta.file_uris())
+    same_schema(files[0], table, "fastavro's files")
+    weir = spark.read.parquet(*DeltaTable(table).file_uris())
     def rows(df):
         # Timestamps as microseconds in Spark: Python's datetime cannot hold all of them.
         from pyspark.sql import functions as F, types as T
@@ -468,11 +478,27 @@ def spark_compare(table, jars, files):
             out[d["id"]] = {k: canon_spark(v) for k, v in d.items()}
         return out
     problems += diff(rows(spark.read.format("avro").load(files)), rows(weir))
+    if weir_bin:
+        for codec in ("snappy",):  # Spark's default (fastavro's files cover the other codecs)
+            out = os.path.join(work, "spark-written-" + codec)
+            (spark.read.format("avro").load(files).write.format("avro").option("compression", codec)
+             .mode("overwrite").save(out))
+            target = os.path.join(work, "from-spark-" + codec)
+            r = subprocess.run([weir_bin, "table", "append", target, "--input", out, "--format", "avro",
+                                "--create"], capture_output=True, text=True)
+            if r.returncode != 0:
+                problems.append("weir table append of Spark's %s files: %s" % (codec, r.stderr.strip()))
+                continue
+            written = sorted(glob.glob(os.path.join(out, "*.avro")))
+            same_schema(written[0], target, "Spark's %s files" % codec)
+            problems += diff(rows(spark.read.format("avro").load(out)),
+                             rows(spark.read.parquet(*DeltaTable(target).file_uris())))
     spark.stop()
     if problems:
         print("\n".join(problems))
         return 1
-    print("Spark reads the files as weir's table holds them")
+    print("Spark reads the files as weir's table holds them" +
+          (", and weir loads Spark's own Avro files as Spark reads them" if weir_bin else ""))
     return 0
 
 
@@ -498,7 +524,12 @@ def main(argv):
         capture(argv[1])
         return 0
     if len(argv) >= 4 and argv[0] == "spark-compare":
-        return spark_compare(argv[1], argv[2], argv[3:])
+        weir_bin = work = None
+        if "--weir" in argv:
+            i = argv.index("--weir")
+            weir_bin, work = argv[i + 1], argv[i + 2]
+            argv = argv[:i] + argv[i + 3:]
+        return spark_compare(argv[1], argv[2], argv[3:], weir_bin, work)
     if len(argv) == 3 and argv[0] == "compare-capture":
         return compare_capture(argv[1], argv[2])
     print(__doc__, file=sys.stderr)
